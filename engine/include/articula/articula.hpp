@@ -1,0 +1,14 @@
+#pragma once
+/// @file
+/// Umbrella header of the Articula engine facade.
+
+#include <articula/conventions.hpp>
+#include <articula/error.hpp>
+#include <articula/frame.hpp>
+#include <articula/joint_spec.hpp>
+#include <articula/multibody.hpp>
+#include <articula/options.hpp>
+#include <articula/rigid_body.hpp>
+#include <articula/state_space.hpp>
+#include <articula/types.hpp>
+#include <articula/world.hpp>

@@ -1,0 +1,61 @@
+#pragma once
+// Algorithms as free functions over (const Model&, const State&/vectors, Data&).
+// Each says which Data fields it reads and writes.
+
+#include "model.hpp"
+
+namespace articula::detail {
+
+// Forward kinematics, position level. Reads q. Writes X_PB, X_WB, S.
+void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d);
+// Velocity level. Reads q, v, X_PB, S. Writes V, Sdot, cJ.
+void forwardKinematicsVelocities(const Model& m, const VectorXd& q, const VectorXd& v, Data& d);
+// Acceleration level. Reads v, vdot, X_PB, V, S, cJ. Writes A (no gravity).
+void forwardKinematicsAccelerations(const Model& m, const VectorXd& v, const VectorXd& vdot, Data& d);
+
+// Articulated-body algorithm (Featherstone 2008, Table 7.1), bodies
+// [b0, b1) only (an owner's contiguous range; pass 0, nbody for all).
+// Computes vdot = FD(q, v, tau, fext) with `extraInertia` added to the
+// joint-space diagonal (armature, implicit spring/damper terms).
+// Reads X_PB, X_WB, V, S, cJ. Writes IA, pA, c, a, U, Dinv, u, vdot segment.
+void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
+                              const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
+                              int b0, int b1, Data& d, VectorXd& vdot);
+
+// Recursive Newton–Euler (Featherstone Table 5.1) over bodies [b0, b1):
+// tau = M vdot + C v + g − Σ Jᵀ fext (+ armature·vdot). `withVelocity`
+// false treats v as zero; `withGravity` false drops gravity; `fext` may be
+// null. Reads X_PB, X_WB, V, S, cJ. Writes a, f, tau segment.
+void recursiveNewtonEuler(const Model& m, const VectorXd& v, const VectorXd& vdot,
+                          const std::vector<Vector6d>* fext, bool withVelocity, bool withGravity,
+                          int b0, int b1, Data& d, VectorXd& tau);
+
+// Composite-rigid-body algorithm (Featherstone Table 6.2) over bodies
+// [b0, b1); writes the corresponding block of M (indices relative to
+// vadr0 = first DoF of b0). Armature included. Reads X_PB, S. Writes IA, M.
+void compositeRigidBodyAlgorithm(const Model& m, int b0, int b1, Data& d, MatrixXd& M);
+
+// World-coordinate spatial Jacobian columns [ω; v at world origin] of body
+// `body` for the DoFs of bodies in [b0, b1) (columns relative to the first
+// DoF of b0); zero for DoFs not supporting the body. Reads X_WB, S.
+void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int b1,
+                          Eigen::Ref<Matrix6Xd> J);
+// Time derivative of spatialJacobianWorld. Reads X_WB, V, S, Sdot.
+void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int b1,
+                             Eigen::Ref<Matrix6Xd> Jdot);
+
+// Kinetic energy ½ Σ Vᵀ I V over bodies [b0, b1). Reads V.
+double kineticEnergy(const Model& m, const Data& d, int b0, int b1);
+// Gravitational potential −Σ m g·c over bodies [b0, b1) plus springs of their DoFs.
+double potentialEnergy(const Model& m, const Data& d, const VectorXd& q, int b0, int b1);
+
+// Body twist of `body` converted to world coordinates [ω_W; v_W of body origin].
+inline Vector6d worldVelocity(const Data& d, int body) {
+  const auto b = static_cast<std::size_t>(body);
+  Vector6d r;
+  r.head<3>() = d.X_WB[b].R * d.V[b].head<3>();
+  r.tail<3>() = d.X_WB[b].R * d.V[b].tail<3>();
+  return r;
+}
+
+}  // namespace articula::detail

@@ -1,0 +1,162 @@
+#include <articula/joint_spec.hpp>
+#include <articula/options.hpp>
+
+namespace articula {
+
+int numPositions(JointType type) {
+  switch (type) {
+    case JointType::Weld: return 0;
+    case JointType::Revolute:
+    case JointType::Prismatic:
+    case JointType::Screw: return 1;
+    case JointType::Universal: return 2;
+    case JointType::Ball: return 4;
+    case JointType::Euler:
+    case JointType::Planar:
+    case JointType::Translational: return 3;
+    case JointType::Free: return 7;
+  }
+  return 0;
+}
+
+int numDofs(JointType type) {
+  switch (type) {
+    case JointType::Weld: return 0;
+    case JointType::Revolute:
+    case JointType::Prismatic:
+    case JointType::Screw: return 1;
+    case JointType::Universal: return 2;
+    case JointType::Ball:
+    case JointType::Euler:
+    case JointType::Planar:
+    case JointType::Translational: return 3;
+    case JointType::Free: return 6;
+  }
+  return 0;
+}
+
+std::string_view toString(JointType type) {
+  switch (type) {
+    case JointType::Weld: return "weld";
+    case JointType::Revolute: return "revolute";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Screw: return "screw";
+    case JointType::Universal: return "universal";
+    case JointType::Ball: return "ball";
+    case JointType::Euler: return "euler";
+    case JointType::Planar: return "planar";
+    case JointType::Translational: return "translational";
+    case JointType::Free: return "free";
+  }
+  return "unknown";
+}
+
+namespace {
+JointSpec ofType(JointType t) {
+  JointSpec s;
+  s.type = t;
+  return s;
+}
+}  // namespace
+
+JointSpec JointSpec::weld(const Isometry3d& parentOffset) {
+  JointSpec s = ofType(JointType::Weld);
+  s.parentOffset = parentOffset;
+  return s;
+}
+
+JointSpec JointSpec::revolute(const Vector3d& axis) {
+  JointSpec s = ofType(JointType::Revolute);
+  s.axis = axis;
+  return s;
+}
+
+JointSpec JointSpec::prismatic(const Vector3d& axis) {
+  JointSpec s = ofType(JointType::Prismatic);
+  s.axis = axis;
+  return s;
+}
+
+JointSpec JointSpec::screw(const Vector3d& axis, double pitch) {
+  JointSpec s = ofType(JointType::Screw);
+  s.axis = axis;
+  s.pitch = pitch;
+  return s;
+}
+
+JointSpec JointSpec::universal(const Vector3d& axis1, const Vector3d& axis2) {
+  JointSpec s = ofType(JointType::Universal);
+  s.axis = axis1;
+  s.axis2 = axis2;
+  return s;
+}
+
+JointSpec JointSpec::ball() { return ofType(JointType::Ball); }
+
+JointSpec JointSpec::euler(EulerOrder order) {
+  JointSpec s = ofType(JointType::Euler);
+  s.eulerOrder = order;
+  return s;
+}
+
+JointSpec JointSpec::planar(const Vector3d& axis1, const Vector3d& axis2) {
+  JointSpec s = ofType(JointType::Planar);
+  s.axis = axis1;
+  s.axis2 = axis2;
+  return s;
+}
+
+JointSpec JointSpec::translational() { return ofType(JointType::Translational); }
+
+JointSpec JointSpec::free() { return ofType(JointType::Free); }
+
+JointSpec JointSpec::withParentOffset(const Isometry3d& X) const {
+  JointSpec s = *this;
+  s.parentOffset = X;
+  return s;
+}
+
+JointSpec JointSpec::withChildOffset(const Isometry3d& X) const {
+  JointSpec s = *this;
+  s.childOffset = X;
+  return s;
+}
+
+JointSpec JointSpec::named(std::string n) const {
+  JointSpec s = *this;
+  s.name = std::move(n);
+  return s;
+}
+
+Inertia Inertia::box(double mass, const Vector3d& size) {
+  Inertia in;
+  in.mass = mass;
+  const Vector3d s2 = size.cwiseProduct(size);
+  in.rotational = (mass / 12.0 * Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
+  return in;
+}
+
+Inertia Inertia::sphere(double mass, double radius) {
+  Inertia in;
+  in.mass = mass;
+  in.rotational = Matrix3d::Identity() * (0.4 * mass * radius * radius);
+  return in;
+}
+
+Inertia Inertia::cylinder(double mass, double radius, double length) {
+  Inertia in;
+  in.mass = mass;
+  const double side = mass * (3.0 * radius * radius + length * length) / 12.0;
+  in.rotational = Vector3d(side, side, 0.5 * mass * radius * radius).asDiagonal();
+  return in;
+}
+
+Inertia Inertia::pointMass(double mass, const Vector3d& com) {
+  Inertia in;
+  in.mass = mass;
+  in.com = com;
+  in.rotational.setZero();
+  return in;
+}
+
+}  // namespace articula

@@ -1,0 +1,428 @@
+// World facade: object creation and lookup, lifecycle, world state.
+#include "joint_model.hpp"
+#include "world_impl.hpp"
+
+#include <articula/conventions.hpp>
+
+#include <cmath>
+
+namespace articula {
+
+using detail::FrameRef;
+using detail::SE3;
+
+World::World(const WorldOptions& options) : m_impl(std::make_unique<detail::WorldImpl>(this, WorldOptions{})) {
+  setOptions(options);
+}
+
+World::~World() = default;
+
+const WorldOptions& World::getOptions() const { return m_impl->options; }
+
+void World::setOptions(const WorldOptions& options) {
+  if (!std::isfinite(options.timeStep) || options.timeStep <= 0.0) {
+    throw InvalidArgument("time step must be a positive finite number of seconds (got " +
+                          std::to_string(options.timeStep) + ")");
+  }
+  if (!options.gravity.allFinite()) throw InvalidArgument("gravity must be finite");
+  m_impl->options = options;
+  m_impl->model.gravity = options.gravity;
+}
+
+void World::setGravity(const Vector3d& g) {
+  WorldOptions o = getOptions();
+  o.gravity = g;
+  setOptions(o);
+}
+
+void World::setTimeStep(double h) {
+  WorldOptions o = getOptions();
+  o.timeStep = h;
+  setOptions(o);
+}
+
+// ---- rigid bodies ----------------------------------------------------------
+
+RigidBody World::addRigidBody(const std::string& name, const RigidBodyOptions& options) {
+  auto& w = *m_impl;
+  w.requireDesignMode("add a rigid body");
+  const std::string n = w.uniqueWorldName(name, "rigid_body");
+  detail::validateInertia(options.inertia, "rigid body '" + n + "'", false);
+  const Matrix3d R = options.pose.linear();
+  if (!options.pose.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
+    throw InvalidArgument("rigid body '" + n + "': pose is not a rigid transform");
+  }
+  w.topologyChanged();
+  detail::RigidBodyRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = n;
+  rec.inertia = options.inertia;
+  Isometry3d X = options.pose;
+  rec.q = freeJointPositions(X);
+  Vector6d Vw;
+  Vw << options.angularVelocity, options.linearVelocity;
+  rec.v = freeJointVelocityFromWorld(X, Vw);
+  rec.tau = VectorXd::Zero(6);
+  const auto slot = static_cast<std::uint32_t>(w.rigidBodies.size());
+  w.rigidBodies.push_back(std::move(rec));
+  w.worldNames[n] = {FrameKind::RigidBody, slot, w.rigidBodies.back().generation};
+  return RigidBody(this, FrameKind::RigidBody, slot, w.rigidBodies.back().generation);
+}
+
+std::optional<RigidBody> World::getRigidBody(const std::string& name) const {
+  auto it = m_impl->worldNames.find(name);
+  if (it == m_impl->worldNames.end() || it->second.kind != FrameKind::RigidBody) return std::nullopt;
+  return RigidBody(const_cast<World*>(this), FrameKind::RigidBody, it->second.index, it->second.generation);
+}
+
+bool World::hasRigidBody(const std::string& name) const { return getRigidBody(name).has_value(); }
+
+std::size_t World::numRigidBodies() const {
+  std::size_t n = 0;
+  for (const auto& b : m_impl->rigidBodies) n += b.alive ? 1 : 0;
+  return n;
+}
+
+std::vector<RigidBody> World::getRigidBodies() const {
+  std::vector<RigidBody> out;
+  for (std::uint32_t s = 0; s < m_impl->rigidBodies.size(); ++s) {
+    const auto& b = m_impl->rigidBodies[s];
+    if (b.alive) out.push_back(RigidBody(const_cast<World*>(this), FrameKind::RigidBody, s, b.generation));
+  }
+  return out;
+}
+
+// ---- multibodies -----------------------------------------------------------
+
+Multibody World::addMultibody(const std::string& name) {
+  auto& w = *m_impl;
+  w.requireDesignMode("add a multibody");
+  const std::string n = w.uniqueWorldName(name, "multibody");
+  w.topologyChanged();
+  detail::MultibodyRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = n;
+  const auto slot = static_cast<std::uint32_t>(w.multibodies.size());
+  w.multibodies.push_back(std::move(rec));
+  // Multibodies are not frames; the name map records them with kind None.
+  w.worldNames[n] = {FrameKind::None, slot, w.multibodies.back().generation};
+  return Multibody(this, slot, w.multibodies.back().generation);
+}
+
+std::optional<Multibody> World::getMultibody(const std::string& name) const {
+  auto it = m_impl->worldNames.find(name);
+  if (it == m_impl->worldNames.end() || it->second.kind != FrameKind::None) return std::nullopt;
+  return Multibody(const_cast<World*>(this), it->second.index, it->second.generation);
+}
+
+bool World::hasMultibody(const std::string& name) const { return getMultibody(name).has_value(); }
+
+std::size_t World::numMultibodies() const {
+  std::size_t n = 0;
+  for (const auto& b : m_impl->multibodies) n += b.alive ? 1 : 0;
+  return n;
+}
+
+std::vector<Multibody> World::getMultibodies() const {
+  std::vector<Multibody> out;
+  for (std::uint32_t s = 0; s < m_impl->multibodies.size(); ++s) {
+    const auto& b = m_impl->multibodies[s];
+    if (b.alive) out.push_back(Multibody(const_cast<World*>(this), s, b.generation));
+  }
+  return out;
+}
+
+// ---- user frames -----------------------------------------------------------
+
+FreeFrame World::addFreeFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
+  auto& w = *m_impl;
+  w.checkFrame(parent);
+  const std::string n = w.uniqueWorldName(name, "frame");
+  const Matrix3d R = X_PF.linear();
+  if (!X_PF.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
+    throw InvalidArgument("frame '" + n + "': X_PF is not a rigid transform");
+  }
+  detail::UserFrameRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = n;
+  rec.isFree = true;
+  rec.parent = w.refOf(parent);
+  rec.X_PF = SE3::fromIsometry(X_PF);
+  const auto slot = static_cast<std::uint32_t>(w.frames.size());
+  w.frames.push_back(std::move(rec));
+  w.worldNames[n] = {FrameKind::FreeFrame, slot, w.frames.back().generation};
+  return FreeFrame(this, FrameKind::FreeFrame, slot, w.frames.back().generation);
+}
+
+FixedFrame World::addFixedFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
+  auto& w = *m_impl;
+  w.checkFrame(parent);
+  const std::string n = w.uniqueWorldName(name, "frame");
+  const Matrix3d R = X_PF.linear();
+  if (!X_PF.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
+    throw InvalidArgument("frame '" + n + "': X_PF is not a rigid transform");
+  }
+  detail::UserFrameRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = n;
+  rec.isFree = false;
+  rec.parent = w.refOf(parent);
+  rec.X_PF = SE3::fromIsometry(X_PF);
+  const auto slot = static_cast<std::uint32_t>(w.frames.size());
+  w.frames.push_back(std::move(rec));
+  w.worldNames[n] = {FrameKind::FixedFrame, slot, w.frames.back().generation};
+  return FixedFrame(this, FrameKind::FixedFrame, slot, w.frames.back().generation);
+}
+
+std::optional<Frame> World::getFrame(const std::string& name) const {
+  auto& w = *m_impl;
+  if (name == "world") return Frame::World();
+  auto it = w.worldNames.find(name);
+  if (it != w.worldNames.end()) {
+    if (it->second.kind == FrameKind::None) return std::nullopt;  // a multibody
+    return Frame(const_cast<World*>(this), it->second.kind, it->second.index, it->second.generation);
+  }
+  const auto slash = name.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  auto mb = getMultibody(name.substr(0, slash));
+  if (!mb) return std::nullopt;
+  auto link = mb->getLink(name.substr(slash + 1));
+  if (!link) return std::nullopt;
+  return Frame(*link);
+}
+
+std::optional<FreeFrame> World::getFreeFrame(const std::string& name) const {
+  auto it = m_impl->worldNames.find(name);
+  if (it == m_impl->worldNames.end() || it->second.kind != FrameKind::FreeFrame) return std::nullopt;
+  return FreeFrame(const_cast<World*>(this), FrameKind::FreeFrame, it->second.index, it->second.generation);
+}
+
+std::optional<FixedFrame> World::getFixedFrame(const std::string& name) const {
+  auto it = m_impl->worldNames.find(name);
+  if (it == m_impl->worldNames.end() || it->second.kind != FrameKind::FixedFrame) return std::nullopt;
+  return FixedFrame(const_cast<World*>(this), FrameKind::FixedFrame, it->second.index, it->second.generation);
+}
+
+bool World::hasFrame(const std::string& name) const { return getFrame(name).has_value(); }
+
+std::size_t World::numFrames() const {
+  std::size_t n = 0;
+  for (const auto& f : m_impl->frames) n += f.alive ? 1 : 0;
+  return n;
+}
+
+// ---- removal ---------------------------------------------------------------
+
+void World::remove(const RigidBody& body) {
+  auto& w = *m_impl;
+  w.checkFrame(body);
+  w.requireDesignMode("remove a rigid body");
+  w.topologyChanged();
+  auto& rec = w.rigidBody(body.index(), body.generation());
+  rec.alive = false;
+  w.worldNames.erase(rec.name);
+  w.removeUserFramesAttachedTo(FrameKind::RigidBody, body.index());
+}
+
+void World::remove(const Multibody& multibody) {
+  auto& w = *m_impl;
+  if (multibody.world() != this) throw TopologyError("the multibody belongs to another World");
+  auto& rec = w.multibody(multibody.index(), multibody.generation());
+  w.requireDesignMode("remove a multibody");
+  w.topologyChanged();
+  if (rec.root >= 0) w.destroyLinkSubtree(static_cast<std::uint32_t>(rec.root));
+  rec.alive = false;
+  w.worldNames.erase(rec.name);
+}
+
+void World::remove(const Frame& userFrame) {
+  auto& w = *m_impl;
+  w.checkFrame(userFrame);
+  if (userFrame.kind() != FrameKind::FreeFrame && userFrame.kind() != FrameKind::FixedFrame) {
+    throw TopologyError("World::remove(Frame) removes user frames only; '" + userFrame.name() + "' is not one");
+  }
+  auto& rec = w.userFrame(userFrame.index(), userFrame.generation());
+  rec.alive = false;
+  w.worldNames.erase(rec.name);
+  w.removeUserFramesAttachedTo(userFrame.kind(), userFrame.index());
+}
+
+// ---- lifecycle -------------------------------------------------------------
+
+bool World::isSimulationMode() const { return m_impl->simulation; }
+
+void World::validateTopology() const { m_impl->validate(); }
+
+void World::enterSimulationMode() { m_impl->enterSimulation(); }
+
+void World::step(std::size_t n) {
+  if (n == 0) return;
+  auto& w = *m_impl;
+  w.enterSimulation();
+  for (std::size_t i = 0; i < n; ++i) w.stepOnce();
+}
+
+void World::reset() {
+  auto& w = *m_impl;
+  if (!w.simulation) throw LifecycleError("reset() needs simulation mode; call enterSimulationMode() first");
+  w.state = w.resetState;
+  w.touchPositions();
+}
+
+void World::resetToDesignMode() { m_impl->simulation = false; }
+
+void World::clear() {
+  auto& w = *m_impl;
+  w.links.clear();
+  w.multibodies.clear();
+  w.rigidBodies.clear();
+  w.frames.clear();
+  w.worldNames.clear();
+  w.simulation = false;
+  w.modelValid = false;
+  w.state = detail::State{};
+  w.resetState = detail::State{};
+  w.timings = StepTimings{};
+}
+
+void World::sync(WorldSyncStage stage) {
+  switch (stage) {
+    case WorldSyncStage::Kinematics: m_impl->ensureAccelerations(); break;
+  }
+}
+
+double World::getTime() const { return m_impl->state.time; }
+std::uint64_t World::getFrameIndex() const { return m_impl->state.frameIndex; }
+const StepTimings& World::getLastStepTimings() const { return m_impl->timings; }
+
+// ---- world state -----------------------------------------------------------
+
+int World::numPositions() const {
+  m_impl->ensureModel();
+  return m_impl->model.nq;
+}
+
+int World::numDofs() const {
+  m_impl->ensureModel();
+  return m_impl->model.nv;
+}
+
+StateSpace World::getStateSpace() const {
+  auto& w = *m_impl;
+  w.ensureModel();
+  const auto& m = w.model;
+  std::vector<StateSegment> segs;
+  for (int i = 0; i < m.nbody; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    StateSegment s;
+    const int owner = m.body_owner[b];
+    if (m.owner_kind[static_cast<std::size_t>(owner)] == detail::OwnerKind::RigidBody) {
+      s.owner = w.rigidBodies[m.body_slot[b]].name;
+    } else {
+      const auto& L = w.links[m.body_slot[b]];
+      s.owner = w.multibodies[L.multibody].name;
+      s.joint = L.joint.name;
+    }
+    s.type = m.jnt_type[b];
+    s.positionOffset = m.jnt_qadr[b];
+    s.numPositions = m.jnt_nq[b];
+    s.velocityOffset = m.jnt_vadr[b];
+    s.numDofs = m.jnt_nv[b];
+    segs.push_back(std::move(s));
+  }
+  return StateSpace(std::move(segs));
+}
+
+VectorXd World::getPositions() const {
+  m_impl->ensureModel();
+  return m_impl->state.q;
+}
+
+void World::setPositions(const VectorXd& q) {
+  auto& w = *m_impl;
+  w.ensureModel();
+  if (q.size() != w.model.nq) {
+    throw InvalidArgument("World::setPositions: expected " + std::to_string(w.model.nq) + " entries, got " +
+                          std::to_string(q.size()));
+  }
+  w.state.q = q;
+  for (int i = 0; i < w.model.nbody; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    detail::jointNormalize(w.model.jnt_type[b], w.state.q.data() + w.model.jnt_qadr[b]);
+  }
+  w.touchPositions();
+}
+
+VectorXd World::getVelocities() const {
+  m_impl->ensureModel();
+  return m_impl->state.v;
+}
+
+void World::setVelocities(const VectorXd& v) {
+  auto& w = *m_impl;
+  w.ensureModel();
+  if (v.size() != w.model.nv) {
+    throw InvalidArgument("World::setVelocities: expected " + std::to_string(w.model.nv) + " entries, got " +
+                          std::to_string(v.size()));
+  }
+  w.state.v = v;
+  w.touchVelocities();
+}
+
+WorldState World::getState() const {
+  auto& w = *m_impl;
+  w.ensureModel();
+  WorldState s;
+  s.time = w.state.time;
+  s.frameIndex = w.state.frameIndex;
+  s.positions = w.state.q;
+  s.velocities = w.state.v;
+  s.accelerations = w.state.vdot;
+  s.forces = w.state.tau;
+  s.externalWrenches.resize(6, w.model.nbody);
+  for (int i = 0; i < w.model.nbody; ++i) s.externalWrenches.col(i) = w.state.fext[static_cast<std::size_t>(i)];
+  return s;
+}
+
+void World::setState(const WorldState& s) {
+  auto& w = *m_impl;
+  w.ensureModel();
+  const auto& m = w.model;
+  auto check = [](const char* what, Eigen::Index got, int expected) {
+    if (got != expected) {
+      throw InvalidArgument(std::string("World::setState: ") + what + " has " + std::to_string(got) +
+                            " entries, the world expects " + std::to_string(expected));
+    }
+  };
+  check("positions", s.positions.size(), m.nq);
+  check("velocities", s.velocities.size(), m.nv);
+  check("accelerations", s.accelerations.size(), m.nv);
+  check("forces", s.forces.size(), m.nv);
+  check("externalWrenches (columns)", s.externalWrenches.cols(), m.nbody);
+  w.state.time = s.time;
+  w.state.frameIndex = s.frameIndex;
+  w.state.q = s.positions;
+  w.state.v = s.velocities;
+  w.state.vdot = s.accelerations;
+  w.state.tau = s.forces;
+  for (int i = 0; i < m.nbody; ++i) w.state.fext[static_cast<std::size_t>(i)] = s.externalWrenches.col(i);
+  w.touchPositions();
+}
+
+double World::computeKineticEnergy() const {
+  auto& w = *m_impl;
+  w.ensureVelocities();
+  return detail::kineticEnergy(w.model, w.data, 0, w.model.nbody);
+}
+
+double World::computePotentialEnergy() const {
+  auto& w = *m_impl;
+  w.ensurePositions();
+  return detail::potentialEnergy(w.model, w.data, w.state.q, 0, w.model.nbody);
+}
+
+}  // namespace articula

@@ -1,0 +1,169 @@
+#pragma once
+// WorldImpl: the design records behind the facade handles (Spec), the
+// compiled Model, the runtime State and the kinematic caches (Data).
+//
+// Records live in slot vectors; every created object gets a generation from
+// a world-wide counter that never repeats, so a handle (slot, generation)
+// is valid iff the slot holds a live record with the same generation.
+// Topology edits write the compiled state back into the records, mark the
+// model stale, and the next query recompiles it (Spec → Model).
+
+#include <articula/error.hpp>
+#include <articula/frame.hpp>
+#include <articula/joint_spec.hpp>
+#include <articula/options.hpp>
+#include <articula/world.hpp>
+
+#include "algorithms.hpp"
+#include "model.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace articula::detail {
+
+struct LinkRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  std::uint32_t multibody = 0;        // owning multibody slot
+  int parent = -1;                    // parent link slot, −1 for the root
+  std::vector<std::uint32_t> children;  // child link slots in creation order
+  Inertia inertia;
+  JointSpec joint;                    // validated; axes normalised
+  VectorXd q, v, tau;                 // joint coordinates carried across recompiles
+};
+
+struct MultibodyRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  int root = -1;                                   // root link slot
+  std::map<std::string, std::uint32_t> linkByName;
+  std::map<std::string, std::uint32_t> jointByName;
+};
+
+struct RigidBodyRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  Inertia inertia;
+  VectorXd q, v, tau;  // free-joint coordinates (7, 6, 6)
+};
+
+struct FrameRef {
+  FrameKind kind = FrameKind::World;
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+};
+
+struct UserFrameRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  bool isFree = true;
+  FrameRef parent;
+  SE3 X_PF;                          // pose in the parent frame
+  Vector6d V_rel = Vector6d::Zero();  // twist relative to parent, own coordinates
+  Vector6d A_rel = Vector6d::Zero();  // its derivative, own coordinates
+};
+
+// World pose and motion of a frame: body twist V and its derivative A in
+// the frame's own coordinates.
+struct FrameMotion {
+  SE3 X_WF;
+  Vector6d V = Vector6d::Zero();
+  Vector6d A = Vector6d::Zero();
+};
+
+class WorldImpl {
+ public:
+  explicit WorldImpl(World* self, const WorldOptions& options);
+
+  World* self;
+  WorldOptions options;
+  bool simulation = false;
+  std::uint32_t nextGeneration = 1;
+
+  std::vector<LinkRecord> links;
+  std::vector<MultibodyRecord> multibodies;
+  std::vector<RigidBodyRecord> rigidBodies;
+  std::vector<UserFrameRecord> frames;
+  std::map<std::string, FrameRef> worldNames;  // rigid bodies, multibodies, user frames
+
+  // Compiled model and runtime state.
+  Model model;
+  State state;
+  Data data;
+  State resetState;
+  bool modelValid = false;
+  std::vector<int> linkBody;       // link slot → body index (−1 if none)
+  std::vector<int> rigidBodyBody;  // rigid-body slot → body index
+  std::vector<int> multibodyOwner; // multibody slot → owner index
+  StepTimings timings;
+
+  // Versions for fresh-by-default caches.
+  std::uint64_t qVersion = 1;
+  std::uint64_t vVersion = 1;
+  std::uint64_t aVersion = 1;
+  std::uint64_t fkPosAt = 0;
+  std::uint64_t fkVelAt = 0;
+  std::uint64_t fkAccAt = 0;
+
+  // ---- checks ----
+  void requireDesignMode(const char* what) const;
+  LinkRecord& link(std::uint32_t slot, std::uint32_t gen);
+  MultibodyRecord& multibody(std::uint32_t slot, std::uint32_t gen);
+  RigidBodyRecord& rigidBody(std::uint32_t slot, std::uint32_t gen);
+  UserFrameRecord& userFrame(std::uint32_t slot, std::uint32_t gen);
+  bool frameAlive(const FrameRef& r) const;
+  void checkFrame(const Frame& f) const;  // valid and of this world (or the world frame)
+  std::string frameName(const FrameRef& r) const;
+
+  // ---- names ----
+  std::string uniqueWorldName(const std::string& requested, const std::string& base) const;
+  static std::string uniqueName(const std::map<std::string, std::uint32_t>& taken, const std::string& base);
+
+  // ---- topology ----
+  void topologyChanged();  // writes state back into records; marks the model stale
+  void ensureModel();
+  void compile();
+  void validate() const;
+  std::uint32_t newGeneration() { return nextGeneration++; }
+  std::uint32_t createLink(std::uint32_t mb, int parentLink, const LinkOptions& linkOptions, const JointSpec& joint);
+  void destroyLinkSubtree(std::uint32_t slot);
+  void removeUserFramesAttachedTo(FrameKind kind, std::uint32_t index);
+  std::vector<std::uint32_t> subtreeSlots(std::uint32_t root) const;  // preorder
+  std::vector<std::uint32_t> treeOrder(std::uint32_t mb) const;       // preorder from the root
+
+  // ---- state and caches ----
+  void touchPositions() { ++qVersion; ++vVersion; ++aVersion; }
+  void touchVelocities() { ++vVersion; ++aVersion; }
+  void touchAccelerations() { ++aVersion; }
+  void ensurePositions();
+  void ensureVelocities();
+  void ensureAccelerations();
+  int bodyOfLink(std::uint32_t slot);        // ensures the model
+  int bodyOfRigidBody(std::uint32_t slot);
+  int ownerOfMultibody(std::uint32_t slot);
+  FrameMotion frameMotion(const FrameRef& r, bool velocity, bool acceleration);
+  FrameRef refOf(const Frame& f) const;
+
+  // ---- stepping (step.cpp) ----
+  void enterSimulation();
+  void stepOnce();
+  void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
+};
+
+// Validates a joint spec, normalising axes and expanding per-DoF vectors.
+// @throws InvalidArgument with the joint name and the offending field.
+JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where);
+// Validates inertia. @throws InvalidArgument.
+void validateInertia(const Inertia& inertia, const std::string& where, bool requirePositiveMass);
+
+inline WorldImpl& implOf(World* w) { return w->impl(); }
+
+}  // namespace articula::detail

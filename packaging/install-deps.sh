@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Articula needs to build, test and run.
+# Idempotent: packages already installed are skipped; apt only.
+#
+#   packaging/install-deps.sh            everything (engine, io, viewer, app, tests)
+#   packaging/install-deps.sh --engine   only what the engine library and its tests need
+set -euo pipefail
+
+engine_pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev libbullet-dev
+  qt6-base-dev            # Qt Test drives every test executable
+)
+full_pkgs=(
+  "${engine_pkgs[@]}"
+  libtinyxml2-dev liburdfdom-dev libsdformat-dev libassimp-dev
+  libopenscenegraph-dev libimgui-dev libgl-dev
+  libqt6opengl6-dev qt6-base-dev-tools
+  xvfb xauth
+)
+
+pkgs=("${full_pkgs[@]}")
+if [[ "${1:-}" == "--engine" ]]; then
+  pkgs=("${engine_pkgs[@]}")
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,447 @@
+// step() must not allocate once simulation mode is entered (world.hpp:
+// "enterSimulationMode() ... allocates the workspace; step() then allocates
+// nothing").
+//
+// Every global operator new/delete variant is replaced by a counting version
+// (malloc/free underneath). Eigen allocates dynamic matrices with std::malloc
+// directly, not operator new, so on glibc the C allocation functions
+// (malloc, calloc, realloc) are interposed as well and counted separately;
+// that layer is disabled under sanitizers, which own malloc themselves.
+// Counting is switched on only around the calls under test, and positive
+// controls prove that the counters do count.
+
+#include "test_helpers.hpp"
+
+#include <articula/articula.hpp>
+
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace articula;
+
+// ---------------------------------------------------------------------------
+// Counting allocator
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<std::size_t> g_newCount{0};     // operator new (all variants)
+std::atomic<std::size_t> g_deleteCount{0};  // operator delete (all variants), non-null pointers
+std::atomic<std::size_t> g_mallocCount{0};  // malloc/calloc/realloc (when interposed)
+
+inline bool counting() { return g_counting.load(std::memory_order_relaxed); }
+
+void* allocateCounted(std::size_t size) {
+  if (counting()) g_newCount.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(size == 0 ? 1 : size);
+}
+
+void* allocateAlignedCounted(std::size_t size, std::align_val_t al) {
+  if (counting()) g_newCount.fetch_add(1, std::memory_order_relaxed);
+  std::size_t alignment = static_cast<std::size_t>(al);
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  void* p = nullptr;
+  if (posix_memalign(&p, alignment, size == 0 ? 1 : size) != 0) return nullptr;
+  return p;
+}
+
+void freeCounted(void* p) noexcept {
+  if (p == nullptr) return;
+  if (counting()) g_deleteCount.fetch_add(1, std::memory_order_relaxed);
+  std::free(p);
+}
+
+}  // namespace
+
+// ---- replaceable global allocation functions -------------------------------
+
+void* operator new(std::size_t size) {
+  if (void* p = allocateCounted(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  if (void* p = allocateCounted(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocateCounted(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocateCounted(size); }
+void* operator new(std::size_t size, std::align_val_t al) {
+  if (void* p = allocateAlignedCounted(size, al)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t al) {
+  if (void* p = allocateAlignedCounted(size, al)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return allocateAlignedCounted(size, al);
+}
+void* operator new[](std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return allocateAlignedCounted(size, al);
+}
+
+void operator delete(void* p) noexcept { freeCounted(p); }
+void operator delete[](void* p) noexcept { freeCounted(p); }
+void operator delete(void* p, std::size_t) noexcept { freeCounted(p); }
+void operator delete[](void* p, std::size_t) noexcept { freeCounted(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { freeCounted(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { freeCounted(p); }
+void operator delete(void* p, std::align_val_t) noexcept { freeCounted(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { freeCounted(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { freeCounted(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { freeCounted(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { freeCounted(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { freeCounted(p); }
+
+// ---- C allocation functions (glibc, no sanitizer) ---------------------------
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_MEMORY__)
+#define ARTICULA_TEST_NO_MALLOC_HOOK 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#ifndef ARTICULA_TEST_NO_MALLOC_HOOK
+#define ARTICULA_TEST_NO_MALLOC_HOOK 1
+#endif
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(ARTICULA_TEST_NO_MALLOC_HOOK)
+#define ARTICULA_TEST_MALLOC_HOOK 1
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+
+void* malloc(std::size_t size) noexcept {
+  if (counting()) g_mallocCount.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) noexcept {
+  if (counting()) g_mallocCount.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) noexcept {
+  if (counting()) g_mallocCount.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, size);
+}
+}
+constexpr bool kMallocCounted = true;
+#else
+constexpr bool kMallocCounted = false;
+#endif
+
+namespace {
+
+/// Turns counting on for its lifetime (off again even if the body throws).
+class CountingScope {
+ public:
+  CountingScope() {
+    g_newCount = 0;
+    g_deleteCount = 0;
+    g_mallocCount = 0;
+    g_counting.store(true);
+  }
+  ~CountingScope() { g_counting.store(false); }
+  CountingScope(const CountingScope&) = delete;
+  CountingScope& operator=(const CountingScope&) = delete;
+};
+
+struct Counts {
+  std::size_t news, deletes, mallocs;
+};
+
+Counts counts() { return {g_newCount.load(), g_deleteCount.load(), g_mallocCount.load()}; }
+
+QString describeCounts(const Counts& c) {
+  return QString("operator new: %1, operator delete: %2, malloc/calloc/realloc: %3%4")
+      .arg(c.news)
+      .arg(c.deletes)
+      .arg(c.mallocs)
+      .arg(kMallocCounted ? "" : " (not interposed)");
+}
+
+// Keeps the compiler from eliding allocations in the positive controls.
+void* volatile g_sink = nullptr;
+
+// ---------------------------------------------------------------------------
+// Scene
+// ---------------------------------------------------------------------------
+
+Isometry3d translation(double x, double y, double z) {
+  Isometry3d X = Isometry3d::Identity();
+  X.translation() = Vector3d(x, y, z);
+  return X;
+}
+
+LinkOptions linkOptions(const std::string& name, double mass, const Vector3d& com) {
+  LinkOptions o;
+  o.name = name;
+  o.inertia.mass = mass;
+  o.inertia.com = com;
+  o.inertia.rotational = Vector3d(0.02, 0.025, 0.03).asDiagonal();
+  return o;
+}
+
+JointSpec passive(JointSpec spec, bool spring) {
+  const int nv = numDofs(spec.type);
+  if (spring) spec.springStiffness = VectorXd::Constant(nv, 10.0);
+  spec.damping = VectorXd::Constant(nv, 0.1);
+  spec.armature = VectorXd::Constant(nv, 0.01);
+  return spec;
+}
+
+struct Scene {
+  Multibody mb;
+  Link torso, arm, slider, shoulder, wrist, plate;
+  Joint revolute, prismatic;
+  RigidBody body;
+  FreeFrame marker;
+};
+
+Scene buildScene(World& w) {
+  Scene s;
+  s.mb = w.addMultibody("robot");
+  s.torso = s.mb.addLink(linkOptions("torso", 2.0, Vector3d(0, 0, 0.05)), JointSpec::free().named("root"));
+  s.arm = s.mb.addLink(linkOptions("arm", 1.0, Vector3d(0.1, 0, 0)), s.torso,
+                       passive(JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0.2, 0, 0)), true).named("j_arm"));
+  s.slider = s.mb.addLink(linkOptions("slider", 0.5, Vector3d(0, 0, 0.02)), s.arm,
+                          passive(JointSpec::prismatic(Vector3d::UnitX()).withParentOffset(translation(0.2, 0, 0)), true).named("j_slider"));
+  s.shoulder = s.mb.addLink(linkOptions("shoulder", 0.8, Vector3d(0, 0, -0.1)), s.torso,
+                            passive(JointSpec::ball().withParentOffset(translation(-0.2, 0, 0)), false).named("j_ball"));
+  s.wrist = s.mb.addLink(linkOptions("wrist", 0.4, Vector3d(0, 0.02, -0.05)), s.shoulder,
+                         passive(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitZ()).withParentOffset(translation(0, 0, -0.2)), true).named("j_uni"));
+  s.plate = s.mb.addLink(linkOptions("plate", 0.3, Vector3d(0.01, 0, 0)), s.wrist,
+                         passive(JointSpec::euler().withParentOffset(translation(0, 0, -0.1)), true).named("j_eul"));
+  s.mb.addLink(linkOptions("tray", 0.3, Vector3d(0, 0.01, 0)), s.torso,
+               passive(JointSpec::planar().withParentOffset(translation(0, 0.2, 0)), true).named("j_pla"));
+  s.revolute = s.arm.getParentJoint();
+  s.prismatic = s.slider.getParentJoint();
+  s.revolute.setVelocity(0, 1.0);
+  s.shoulder.getParentJoint().setVelocities(Vector3d(0.5, -0.3, 0.2));
+  s.mb.setForces(VectorXd::Constant(s.mb.numDofs(), 0.01));
+
+  RigidBodyOptions o;
+  o.inertia.mass = 1.2;
+  o.inertia.rotational = Vector3d(0.05, 0.08, 0.1).asDiagonal();
+  o.pose = translation(1, 0, 1);
+  o.angularVelocity = Vector3d(0.3, 2.0, -0.5);
+  s.body = w.addRigidBody("body", o);
+  w.addRigidBody("ball", RigidBodyOptions{});
+  s.marker = w.addFreeFrame("marker", s.plate, translation(0, 0, -0.05));
+  return s;
+}
+
+WorldOptions optionsFor(Integrator integrator) {
+  WorldOptions o;
+  o.integrator = integrator;
+  return o;
+}
+
+/// Builds the scene with the other integrator, enters simulation mode, takes
+/// one warm-up step, then switches to `integrator` (all before counting).
+void prepare(World& w, Scene& s, Integrator integrator) {
+  s = buildScene(w);
+  w.enterSimulationMode();
+  w.step(1);
+  WorldOptions o = w.getOptions();
+  o.integrator = integrator;
+  w.setOptions(o);
+}
+
+}  // namespace
+
+#define VERIFY_NO_ALLOCATION(c)                                                        \
+  do {                                                                                 \
+    const Counts c_ = (c);                                                             \
+    QVERIFY2(c_.news == 0 && c_.mallocs == 0, qPrintable(describeCounts(c_)));         \
+  } while (false)
+
+class TestNoAllocation : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void countersCount();
+  void countersCountEngineAllocations();
+  void stepDoesNotAllocate_data();
+  void stepDoesNotAllocate();
+  void externalForceThenStepDoesNotAllocate_data();
+  void externalForceThenStepDoesNotAllocate();
+  void setPositionThenStepDoesNotAllocate_data();
+  void setPositionThenStepDoesNotAllocate();
+};
+
+namespace {
+void addIntegratorRows() {
+  QTest::addColumn<int>("integrator");
+  QTest::newRow("semi-implicit Euler") << static_cast<int>(Integrator::SemiImplicitEuler);
+  QTest::newRow("Runge-Kutta 4") << static_cast<int>(Integrator::RungeKutta4);
+}
+}  // namespace
+
+// Positive controls: the check can fail.
+void TestNoAllocation::countersCount() {
+  {
+    CountingScope scope;
+    std::vector<int> v(100, 7);
+    g_sink = v.data();
+  }
+  QVERIFY2(counts().news >= 1, qPrintable(describeCounts(counts())));
+  QVERIFY2(counts().deletes >= 1, qPrintable(describeCounts(counts())));
+  {
+    CountingScope scope;
+    int* p = new int[16];
+    g_sink = p;
+    delete[] p;
+  }
+  QCOMPARE(counts().news, std::size_t{1});
+  struct alignas(64) Wide {
+    double d[8];
+  };
+  {
+    CountingScope scope;
+    Wide* p = new Wide;
+    g_sink = p;
+    delete p;
+  }
+  QCOMPARE(counts().news, std::size_t{1});
+  {
+    CountingScope scope;
+    int* p = new (std::nothrow) int(3);
+    g_sink = p;
+    delete p;
+  }
+  QCOMPARE(counts().news, std::size_t{1});
+  {
+    CountingScope scope;
+    std::string s(200, 'x');  // beyond the small-string buffer
+    g_sink = s.data();
+  }
+  QVERIFY(counts().news >= 1);
+  if (kMallocCounted) {
+    {
+      CountingScope scope;
+      VectorXd big = VectorXd::Zero(1000);  // Eigen uses malloc, not operator new
+      g_sink = big.data();
+    }
+    QVERIFY2(counts().mallocs >= 1, qPrintable(describeCounts(counts())));
+    {
+      CountingScope scope;
+      void* p = std::malloc(64);
+      g_sink = p;
+      std::free(p);
+    }
+    QCOMPARE(counts().mallocs, std::size_t{1});
+  } else {
+    qInfo("malloc interposition disabled (sanitizer or non-glibc): only operator new is counted");
+  }
+  // Nothing is counted outside a scope.
+  g_newCount = 0;
+  std::vector<double> outside(50);
+  g_sink = outside.data();
+  QCOMPARE(g_newCount.load(), std::size_t{0});
+}
+
+// The counters also see allocations made inside the engine library.
+void TestNoAllocation::countersCountEngineAllocations() {
+  World w;
+  Scene s = buildScene(w);
+  w.enterSimulationMode();
+  w.step(1);
+  {
+    CountingScope scope;
+    const StateSpace ss = w.getStateSpace();  // vectors of segments and names
+    g_sink = const_cast<StateSegment*>(ss.segments().data());
+  }
+  QVERIFY2(counts().news >= 1, qPrintable(describeCounts(counts())));
+  {
+    CountingScope scope;
+    const VectorXd q = w.getPositions();  // a fresh Eigen vector
+    g_sink = const_cast<double*>(q.data());
+  }
+  QVERIFY2(counts().news + counts().mallocs >= 1, qPrintable(describeCounts(counts())));
+  {
+    CountingScope scope;
+    const FreeFrame f = w.addFreeFrame("a_frame_with_a_name_longer_than_the_small_string_buffer", s.torso);
+    g_sink = const_cast<FreeFrame*>(&f);
+  }
+  QVERIFY2(counts().news + counts().mallocs >= 1, qPrintable(describeCounts(counts())));
+}
+
+void TestNoAllocation::stepDoesNotAllocate_data() { addIntegratorRows(); }
+
+void TestNoAllocation::stepDoesNotAllocate() {
+  QFETCH(int, integrator);
+  World w;
+  Scene s;
+  prepare(w, s, static_cast<Integrator>(integrator));
+  const double t0 = w.getTime();
+  {
+    CountingScope scope;
+    w.step(100);
+  }
+  const Counts c = counts();
+  // The steps happened.
+  QCOMPARE(w.getFrameIndex(), std::uint64_t{101});
+  QVERIFY(w.getTime() > t0);
+  QVERIFY(w.getPositions().allFinite());
+  VERIFY_NO_ALLOCATION(c);
+}
+
+void TestNoAllocation::externalForceThenStepDoesNotAllocate_data() { addIntegratorRows(); }
+
+void TestNoAllocation::externalForceThenStepDoesNotAllocate() {
+  QFETCH(int, integrator);
+  World w;
+  Scene s;
+  prepare(w, s, static_cast<Integrator>(integrator));
+  {
+    CountingScope scope;
+    for (int k = 0; k < 50; ++k) {
+      const double a = 0.01 * k;
+      s.torso.addExternalForce(Vector3d(std::sin(a), 0.0, 5.0), Vector3d(0.05, 0.0, 0.0));
+      s.plate.addExternalForce(Vector3d(0.0, 1.0, 0.0), Vector3d(1.0, 0.0, 0.5), false, true);
+      s.arm.addExternalTorque(Vector3d(0.0, 0.1 * std::cos(a), 0.0));
+      s.body.addExternalForce(Vector3d(0.0, 0.0, 12.0), Vector3d(0.01, 0.0, 0.0));
+      s.body.addExternalTorque(Vector3d(0.01, 0.0, 0.0), false);
+      w.step();
+    }
+  }
+  const Counts c = counts();
+  QCOMPARE(w.getFrameIndex(), std::uint64_t{51});
+  QVERIFY(w.getPositions().allFinite());
+  VERIFY_NO_ALLOCATION(c);
+}
+
+void TestNoAllocation::setPositionThenStepDoesNotAllocate_data() { addIntegratorRows(); }
+
+void TestNoAllocation::setPositionThenStepDoesNotAllocate() {
+  QFETCH(int, integrator);
+  World w;
+  Scene s;
+  prepare(w, s, static_cast<Integrator>(integrator));
+  {
+    CountingScope scope;
+    for (int k = 0; k < 50; ++k) {
+      s.revolute.setPosition(0, 0.3 + 0.001 * k);
+      s.prismatic.setPosition(0, 0.02);
+      s.revolute.setVelocity(0, 0.5);
+      w.step();
+    }
+  }
+  const Counts c = counts();
+  QCOMPARE(w.getFrameIndex(), std::uint64_t{51});
+  QVERIFY(w.getPositions().allFinite());
+  VERIFY_NO_ALLOCATION(c);
+}
+
+QTEST_APPLESS_MAIN(TestNoAllocation)
+#include "test_no_allocation.moc"
