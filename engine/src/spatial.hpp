@@ -109,7 +109,7 @@ inline Matrix6d transformInertia(const SE3& X_AB, const Matrix6d& I_B) {
   const Matrix3d PC = P * C;
   Matrix6d out;
   const Matrix3d BP = B * P;
-  out.topLeftCorner<3, 3>() = A - BP + BP.transpose() - PC * P;
+  out.topLeftCorner<3, 3>() = A - BP - BP.transpose() - PC * P;  // P Bᵀ = −(B P)ᵀ
   out.topRightCorner<3, 3>() = B + PC;
   out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
   out.bottomRightCorner<3, 3>() = C;

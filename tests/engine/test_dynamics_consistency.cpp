@@ -189,11 +189,11 @@ class DynamicsConsistencyTest : public QObject {
     // The specs went where they were asked to.
     for (std::size_t i = 0; i < t.links.size(); ++i) {
       QCOMPARE(QString(jointTypeName(t.links[i].getParentJoint().type())), QString(jointTypeName(t.specs[i].type)));
-      const auto expectedParent = t.parents[i] < 0
-                                      ? std::optional<Link>()
-                                      : std::optional<Link>(t.links[static_cast<std::size_t>(t.parents[i])]);
-      QCOMPARE(t.links[i].getParentLink().has_value(), expectedParent.has_value());
-      if (expectedParent) QVERIFY(*t.links[i].getParentLink() == *expectedParent);
+      const std::optional<Link> parentLink = t.links[i].getParentLink();
+      QCOMPARE(parentLink.has_value(), t.parents[i] >= 0);
+      if (t.parents[i] >= 0) {
+        QVERIFY2(*parentLink == t.links[static_cast<std::size_t>(t.parents[i])], "parent link of a link");
+      }
       const Inertia I = t.links[i].getInertia();
       QVERIFY(std::abs(I.mass - t.inertias[i].mass) <= 1e-14);
       ARTICULA_VERIFY_NEAR(I.com, t.inertias[i].com, 1e-14);

@@ -240,12 +240,6 @@ Scene buildScene(World& w) {
   return s;
 }
 
-WorldOptions optionsFor(Integrator integrator) {
-  WorldOptions o;
-  o.integrator = integrator;
-  return o;
-}
-
 /// Builds the scene with the other integrator, enters simulation mode, takes
 /// one warm-up step, then switches to `integrator` (all before counting).
 void prepare(World& w, Scene& s, Integrator integrator) {

@@ -1,0 +1,222 @@
+// articula-run: headless simulation runner.
+//
+//   articula-run [run] [--scene NAME] [--duration S | --steps N] [--dt H]
+//                [--integrator semi-implicit-euler|rk4] [--csv FILE] [--every K]
+//   articula-run list
+#include "builtin_scenes.hpp"
+
+#include <articula/articula.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+struct RunOptions {
+  std::string scene = "double-pendulum";
+  std::optional<double> duration;
+  std::optional<long> steps;
+  std::optional<double> dt;
+  std::optional<articula::Integrator> integrator;
+  std::string csv;
+  long every = 1;
+};
+
+void printUsage(std::ostream& os) {
+  os << "usage: articula-run [run] [options]\n"
+        "       articula-run list\n\n"
+        "Runs a scene headless and prints a summary.\n\n"
+        "options:\n"
+        "  --scene NAME         scene to run (default double-pendulum; see 'articula-run list')\n"
+        "  --duration SECONDS   simulated time (default 5)\n"
+        "  --steps N            number of steps (instead of --duration)\n"
+        "  --dt SECONDS         time step (default: the scene's, 0.001)\n"
+        "  --integrator NAME    semi-implicit-euler | rk4\n"
+        "  --csv FILE           write time, q and v per recorded step (columns named by the state space)\n"
+        "  --every K            record every K-th step in the CSV (default 1)\n"
+        "  -h, --help           this text\n";
+}
+
+[[noreturn]] void usageError(const std::string& msg) {
+  std::cerr << "articula-run: " << msg << "\n\n";
+  printUsage(std::cerr);
+  std::exit(2);
+}
+
+double parseDouble(const std::string& opt, const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) usageError(opt + " expects a number, got '" + s + "'");
+  return v;
+}
+
+long parseLong(const std::string& opt, const std::string& s) {
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0') usageError(opt + " expects an integer, got '" + s + "'");
+  return v;
+}
+
+RunOptions parseRun(const std::vector<std::string>& args) {
+  RunOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) usageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--scene") {
+      o.scene = value();
+    } else if (a == "--duration") {
+      o.duration = parseDouble(a, value());
+      if (*o.duration <= 0.0) usageError("--duration must be positive");
+    } else if (a == "--steps") {
+      o.steps = parseLong(a, value());
+      if (*o.steps < 0) usageError("--steps must be ≥ 0");
+    } else if (a == "--dt") {
+      o.dt = parseDouble(a, value());
+      if (*o.dt <= 0.0) usageError("--dt must be positive");
+    } else if (a == "--integrator") {
+      const std::string n = value();
+      if (n == "semi-implicit-euler" || n == "sie") {
+        o.integrator = articula::Integrator::SemiImplicitEuler;
+      } else if (n == "rk4" || n == "runge-kutta-4") {
+        o.integrator = articula::Integrator::RungeKutta4;
+      } else {
+        usageError("unknown integrator '" + n + "' (semi-implicit-euler or rk4)");
+      }
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--every") {
+      o.every = parseLong(a, value());
+      if (o.every < 1) usageError("--every must be ≥ 1");
+    } else {
+      usageError("unknown option '" + a + "'");
+    }
+  }
+  if (o.duration && o.steps) usageError("give either --duration or --steps, not both");
+  return o;
+}
+
+std::string integratorName(articula::Integrator i) {
+  return i == articula::Integrator::RungeKutta4 ? "RK4" : "semi-implicit Euler";
+}
+
+int run(const RunOptions& o) {
+  using namespace articula;
+  World world;
+  scenes::buildScene(world, o.scene);
+  WorldOptions wo = world.getOptions();
+  if (o.dt) wo.timeStep = *o.dt;
+  if (o.integrator) wo.integrator = *o.integrator;
+  world.setOptions(wo);
+  world.enterSimulationMode();
+
+  const long steps = o.steps ? *o.steps : std::lround((o.duration ? *o.duration : 5.0) / wo.timeStep);
+  const StateSpace space = world.getStateSpace();
+
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    csv.open(o.csv);
+    if (!csv) {
+      std::cerr << "articula-run: cannot write '" << o.csv << "'\n";
+      return 1;
+    }
+    csv.precision(17);
+    csv << "time";
+    for (const auto& n : space.positionNames()) csv << ',' << n;
+    for (const auto& n : space.velocityNames()) csv << ',' << n;
+    csv << '\n';
+  }
+  auto writeRow = [&]() {
+    if (!csv.is_open()) return;
+    csv << world.getTime();
+    const VectorXd q = world.getPositions();
+    const VectorXd v = world.getVelocities();
+    for (Eigen::Index i = 0; i < q.size(); ++i) csv << ',' << q[i];
+    for (Eigen::Index i = 0; i < v.size(); ++i) csv << ',' << v[i];
+    csv << '\n';
+  };
+
+  const double e0 = world.computeKineticEnergy() + world.computePotentialEnergy();
+  writeRow();
+  StepTimings sum;
+  const bool showProgress = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto lastReport = start;
+  for (long k = 1; k <= steps; ++k) {
+    world.step();
+    const StepTimings& t = world.getLastStepTimings();
+    sum.kinematics += t.kinematics;
+    sum.dynamics += t.dynamics;
+    sum.integration += t.integration;
+    sum.total += t.total;
+    if (k % o.every == 0) writeRow();
+    if (!world.getPositions().allFinite()) {
+      std::cerr << "articula-run: the state became non-finite at step " << k << " (t = " << world.getTime()
+                << " s); try a smaller --dt\n";
+      return 1;
+    }
+    if (showProgress && (k & 1023) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - lastReport > std::chrono::milliseconds(500)) {
+        std::fprintf(stderr, "\r  %5.1f %%", 100.0 * static_cast<double>(k) / static_cast<double>(steps));
+        lastReport = now;
+      }
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (showProgress) std::fprintf(stderr, "\r          \r");
+  const double e1 = world.computeKineticEnergy() + world.computePotentialEnergy();
+
+  std::printf("Articula headless run\n");
+  std::printf("  scene          %s\n", o.scene.c_str());
+  std::printf("  objects        %zu multibodies, %zu rigid bodies, %d DoF (%d position coordinates)\n",
+              world.numMultibodies(), world.numRigidBodies(), world.numDofs(), world.numPositions());
+  std::printf("  integrator     %s, dt = %g s\n", integratorName(wo.integrator).c_str(), wo.timeStep);
+  std::printf("  steps          %ld (simulated %.4f s)\n", steps, world.getTime());
+  std::printf("  wall time      %.4f s (real-time factor %.1f)\n", wall, wall > 0.0 ? world.getTime() / wall : 0.0);
+  if (steps > 0) {
+    const double us = 1e6 / static_cast<double>(steps);
+    std::printf("  per step       %.2f us (kinematics %.2f, dynamics %.2f, integration %.2f)\n", sum.total * us,
+                sum.kinematics * us, sum.dynamics * us, sum.integration * us);
+  }
+  std::printf("  energy         %.9g J -> %.9g J (change %.3g J)\n", e0, e1, e1 - e0);
+  const VectorXd q = world.getPositions();
+  std::printf("  final q        ");
+  for (Eigen::Index i = 0; i < std::min<Eigen::Index>(q.size(), 8); ++i) std::printf("%s%.6f", i ? ", " : "", q[i]);
+  std::printf("%s\n", q.size() > 8 ? ", ..." : "");
+  if (csv.is_open()) std::printf("  csv            %s\n", o.csv.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const auto& a : args) {
+    if (a == "-h" || a == "--help") {
+      printUsage(std::cout);
+      return 0;
+    }
+  }
+  if (!args.empty() && args[0] == "list") {
+    for (const auto& s : articula::scenes::builtinScenes()) std::printf("  %-16s %s\n", s.name.c_str(), s.description.c_str());
+    return 0;
+  }
+  if (!args.empty() && args[0] == "run") args.erase(args.begin());
+  try {
+    return run(parseRun(args));
+  } catch (const articula::Error& e) {
+    std::cerr << "articula-run: " << e.what() << "\n";
+    return 1;
+  }
+}
