@@ -44,8 +44,8 @@ void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int b
 void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int b1,
                              Eigen::Ref<Matrix6Xd> Jdot);
 
-// Kinetic energy ½ Σ Vᵀ I V over bodies [b0, b1). Reads V.
-double kineticEnergy(const Model& m, const Data& d, int b0, int b1);
+// Kinetic energy ½ vᵀ M v = ½ Σ Vᵀ I V + ½ Σ armature v² over bodies [b0, b1). Reads V.
+double kineticEnergy(const Model& m, const Data& d, const VectorXd& v, int b0, int b1);
 // Gravitational potential −Σ m g·c over bodies [b0, b1) plus springs of their DoFs.
 double potentialEnergy(const Model& m, const Data& d, const VectorXd& q, int b0, int b1);
 

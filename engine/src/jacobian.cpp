@@ -36,11 +36,17 @@ void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, in
   }
 }
 
-double kineticEnergy(const Model& m, const Data& d, int b0, int b1) {
+double kineticEnergy(const Model& m, const Data& d, const VectorXd& v, int b0, int b1) {
   double e = 0.0;
   for (int i = b0; i < b1; ++i) {
     const auto b = static_cast<std::size_t>(i);
     e += 0.5 * d.V[b].dot(m.body_inertia[b] * d.V[b]);
+  }
+  // Armature (reflected rotor inertia) is part of M, so it carries energy too.
+  if (b1 > b0) {
+    const int va = m.jnt_vadr[static_cast<std::size_t>(b0)];
+    const int vend = m.jnt_vadr[static_cast<std::size_t>(b1 - 1)] + m.jnt_nv[static_cast<std::size_t>(b1 - 1)];
+    for (int k = va; k < vend; ++k) e += 0.5 * m.dof_armature[k] * v[k] * v[k];
   }
   return e;
 }

@@ -336,7 +336,7 @@ double Multibody::computeKineticEnergy() const {
   auto& w = implOf(*this);
   const auto r = rangeOf(w, m_index);
   w.ensureVelocities();
-  return detail::kineticEnergy(w.model, w.data, r.b0, r.b1);
+  return detail::kineticEnergy(w.model, w.data, w.state.v, r.b0, r.b1);
 }
 
 double Multibody::computePotentialEnergy() const {

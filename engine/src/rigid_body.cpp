@@ -93,7 +93,7 @@ double RigidBody::computeKineticEnergy() const {
   auto a = access(*this);
   a.w.ensureVelocities();
   const int b = static_cast<int>(a.body);
-  return detail::kineticEnergy(a.w.model, a.w.data, b, b + 1);
+  return detail::kineticEnergy(a.w.model, a.w.data, a.w.state.v, b, b + 1);
 }
 
 Vector3d RigidBody::getLinearMomentum() const {

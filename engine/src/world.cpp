@@ -416,7 +416,7 @@ void World::setState(const WorldState& s) {
 double World::computeKineticEnergy() const {
   auto& w = *m_impl;
   w.ensureVelocities();
-  return detail::kineticEnergy(w.model, w.data, 0, w.model.nbody);
+  return detail::kineticEnergy(w.model, w.data, w.state.v, 0, w.model.nbody);
 }
 
 double World::computePotentialEnergy() const {

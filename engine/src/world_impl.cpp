@@ -424,7 +424,11 @@ void WorldImpl::validate() const {
   }
   for (const auto& B : rigidBodies) {
     if (!B.alive) continue;
-    validateInertia(B.inertia, "rigid body '" + B.name + "'", true);
+    try {
+      validateInertia(B.inertia, "rigid body '" + B.name + "'", true);
+    } catch (const InvalidArgument& e) {
+      throw TopologyError(e.what());
+    }
   }
   // A subtree whose DoFs carry no mass makes the mass matrix singular.
   for (std::uint32_t mbSlot = 0; mbSlot < multibodies.size(); ++mbSlot) {
