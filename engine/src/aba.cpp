@@ -1,73 +1,215 @@
-// Articulated-body algorithm, Featherstone (2008) Table 7.1, in body
-// coordinates. Gravity enters as a fictitious base acceleration −g.
+// Articulated-body algorithm, Featherstone (2008) Table 7.1, evaluated in
+// one fixed frame per tree: world axes, origin at the tree's root-body
+// position (Featherstone §7.3 with a common frame; the shifted origin keeps
+// lever arms small for bodies far from the world origin). Each body's
+// rigid inertia is rotated into the world frame once; articulated inertias
+// and bias forces are then accumulated into the parent by plain addition, and
+// the outward acceleration pass needs no coordinate transforms. Gravity
+// enters as a fictitious base acceleration −g.
+//
+// Scratch written in those coordinates: IA, pA, c, a, U, Sw, Vw, Ow.
 #include "algorithms.hpp"
+
+#include <cstdint>
 
 namespace articula::detail {
 
-void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
-                              const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
-                              int b0, int b1, Data& d, VectorXd& vdot) {
-  // Pass 1 (outward): bias accelerations c_i and bias forces pA_i.
+namespace {
+
+using namespace kern;
+
+// True when all six entries are +0.0 (bit test; −0.0 and NaN count as nonzero).
+inline bool isZero(const Vector6d& f) {
+  std::uint64_t bits[6];
+  __builtin_memcpy(bits, f.data(), sizeof bits);
+  return (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) == 0;
+}
+
+// Multi-DoF joint, pass 2 (kept generic; off the hot path).
+[[gnu::noinline]] void abaPass2Multi(const Model& m, const VectorXd& tau, const VectorXd& extraInertia, int i,
+                                     Data& d) {
+  const auto b = static_cast<std::size_t>(i);
+  const int nv = m.jnt_nv[b];
+  const int va = m.jnt_vadr[b];
+  const int p = m.body_parent[b];
+  const Matrix6d& IA = d.IA[b];
+  const Vector6d& pA = d.pA[b];
+  const auto S = d.Sw.middleCols(va, nv);
+  auto U = d.U.middleCols(va, nv);
+  // Coefficient-based (lazy) products: sizes ≤ 6, no GEMM kernels.
+  U = IA.lazyProduct(S);
+  MatrixNNmax D(nv, nv);
+  D = S.transpose().lazyProduct(U);
+  D.diagonal() += extraInertia.segment(va, nv);
+  MatrixNNmax Dinv = MatrixNNmax::Identity(nv, nv);
+  D.llt().solveInPlace(Dinv);
+  d.Dinv[b].topLeftCorner(nv, nv) = Dinv;
+  d.u.segment(va, nv) = tau.segment(va, nv) - S.transpose().lazyProduct(pA);
+  if (p < 0) return;
+  const auto pb = static_cast<std::size_t>(p);
+  Matrix6X6max UDinv(6, nv);
+  UDinv = U.lazyProduct(Dinv);
+  Matrix6d Ia = IA;
+  Ia -= UDinv.lazyProduct(U.transpose());
+  Vector6d pa = pA;
+  pa += Ia.lazyProduct(d.c[b]);
+  pa += UDinv.lazyProduct(d.u.segment(va, nv));
+  d.IA[pb] += Ia;
+  d.pA[pb] += pa;
+}
+
+[[gnu::noinline]] void abaPass3Multi(const Model& m, int i, Data& d, VectorXd& vdot) {
+  const auto b = static_cast<std::size_t>(i);
+  const int nv = m.jnt_nv[b];
+  const int va = m.jnt_vadr[b];
+  Vector6d& ai = d.a[b];
+  const auto Dinv = d.Dinv[b].topLeftCorner(nv, nv);
+  auto qdd = vdot.segment(va, nv);
+  VectorNmax r(nv);  // fixed capacity: no heap
+  r = d.u.segment(va, nv);
+  r -= d.U.middleCols(va, nv).transpose().lazyProduct(ai);
+  qdd = Dinv.lazyProduct(r);
+  for (int k = 0; k < nv; ++k) ai += d.Sw.col(va + k) * qdd[k];
+}
+
+}  // namespace
+
+namespace {
+
+[[gnu::noinline, gnu::flatten]] void abaPass1(const Model& m, const VectorXd& v, const std::vector<Vector6d>& fext,
+                                              int b0, int b1, Data& d) {
+  // Pass 1 (outward): world inertias, velocities, bias accelerations c_i
+  // and bias forces pA_i.
   for (int i = b0; i < b1; ++i) {
     const auto b = static_cast<std::size_t>(i);
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
-    const Vector6d& Vi = d.V[b];
-    if (nv > 0) {
-      const Vector6d Sqd = d.S.middleCols(va, nv) * v.segment(va, nv);
-      d.c[b] = crossMotion(Vi, Sqd) + d.cJ[b];
-    } else {
-      d.c[b].setZero();
+    const int p = m.body_parent[b];
+    const SE3& X = d.X_WB[b];
+    const M3 R = ldM3(X.R.data());
+    // Frame: world axes, origin Ow = position of the tree's root body.
+    const double* o = p < 0 ? X.p.data() : d.Ow[static_cast<std::size_t>(p)].data();
+    const D3 t = ld3(X.p.data()) - ld3(o);
+    st3(d.Ow[b].data(), ld3(o));
+    double* I = d.IA[b].data();
+    worldRigidInertia(R, t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b], I);
+
+    D3 w{0.0, 0.0, 0.0}, vl{0.0, 0.0, 0.0};  // world velocity [ω; v]
+    if (p >= 0) {
+      const double* Vp = d.Vw[static_cast<std::size_t>(p)].data();
+      w = ld3(Vp);
+      vl = ld3(Vp + 3);
     }
-    d.IA[b] = m.body_inertia[b];
-    d.pA[b] = crossForce(Vi, m.body_inertia[b] * Vi) - fext[b];
+    double* c = d.c[b].data();
+    if (nv == 1 && m.jnt_constantS[b]) {
+      double* s = d.Sw.col(va).data();
+      actMotion(R, t, d.S.col(va).data(), s);
+      const double qd = v[va];
+      const D3 sw = qd * ld3(s), sl = qd * ld3(s + 3);  // S q̇
+      w = w + sw;
+      vl = vl + sl;
+      st3(c, cross(w, sw));
+      st3(c + 3, cross(w, sl) + cross(vl, sw));
+    } else if (nv > 0) {
+      D3 sw{0.0, 0.0, 0.0}, sl{0.0, 0.0, 0.0};  // S q̇
+      for (int j = 0; j < nv; ++j) {
+        double* s = d.Sw.col(va + j).data();
+        actMotion(R, t, d.S.col(va + j).data(), s);
+        const double qd = v[va + j];
+        sw = sw + qd * ld3(s);
+        sl = sl + qd * ld3(s + 3);
+      }
+      w = w + sw;
+      vl = vl + sl;
+      // c = V × S q̇
+      st3(c, cross(w, sw));
+      st3(c + 3, cross(w, sl) + cross(vl, sw));
+      if (!m.jnt_constantS[b]) {
+        double cj[6];
+        actMotion(R, t, d.cJ[b].data(), cj);
+        for (int k = 0; k < 6; ++k) c[k] += cj[k];
+      }
+    } else {
+      for (int k = 0; k < 6; ++k) c[k] = 0.0;
+    }
+    double* Vw = d.Vw[b].data();
+    st3(Vw, w);
+    st3(Vw + 3, vl);
+    // pA = V ×* (I V), I = [W, [h×]; −[h×], m·1] (W symmetric).
+    const D3 h{I[16], I[5], I[9]};
+    const double mass = I[21];
+    const D3 ft = D3{I[0] * w.x + I[1] * w.y + I[2] * w.z, I[1] * w.x + I[7] * w.y + I[8] * w.z,
+                     I[2] * w.x + I[8] * w.y + I[14] * w.z} +
+                  cross(h, vl);
+    const D3 fb = mass * vl + cross(w, h);
+    double* pA = d.pA[b].data();
+    st3(pA, cross(w, ft) + cross(vl, fb));
+    st3(pA + 3, cross(w, fb));
+    if (!isZero(fext[b])) {
+      double fw[6];
+      kern::actForce(R, t, fext[b].data(), fw);
+      for (int k = 0; k < 6; ++k) pA[k] -= fw[k];
+    }
   }
 
+}
+
+[[gnu::noinline, gnu::flatten]] void abaPass2(const Model& m, const VectorXd& tau, const VectorXd& extraInertia,
+                                              int b0, int b1, Data& d) {
   // Pass 2 (inward): articulated inertias and bias forces.
   for (int i = b1 - 1; i >= b0; --i) {
     const auto b = static_cast<std::size_t>(i);
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
     const int p = m.body_parent[b];
-    Matrix6d Ia;
-    Vector6d pa;
+    const double* IA = d.IA[b].data();
+    const double* pA = d.pA[b].data();
     if (nv == 1) {
-      const auto s = d.S.col(va);
-      const Vector6d U = d.IA[b] * s;
-      const double D = s.dot(U) + extraInertia[va];
-      const double Dinv = 1.0 / D;
-      const double u = tau[va] - s.dot(d.pA[b]);
-      d.U.col(va) = U;
+      const double* s = d.Sw.col(va).data();
+      const double* c = d.c[b].data();
+      V6 U, Ic;
+      mul66x2(IA, s, c, U, Ic);
+      const V6 sv = load6(s);
+      const V6 pv = load6(pA);
+      const double Dinv = 1.0 / (dot6(sv, U) + extraInertia[va]);
+      const double u = tau[va] - dot6(sv, pv);
+      double* Ust = d.U.col(va).data();
+      store6(Ust, U);
       d.Dinv[b](0, 0) = Dinv;
       d.u[va] = u;
       if (p < 0) continue;
-      Ia = d.IA[b] - (Dinv * U) * U.transpose();
-      pa = d.pA[b] + Ia * d.c[b] + U * (Dinv * u);
-    } else if (nv > 0) {
-      const auto S = d.S.middleCols(va, nv);
-      auto U = d.U.middleCols(va, nv);
-      U.noalias() = d.IA[b] * S;
-      Matrix6X6max D(nv, nv);
-      D.noalias() = S.transpose() * U;
-      D.diagonal() += extraInertia.segment(va, nv);
-      Matrix6X6max Dinv(nv, nv);
-      Dinv.noalias() = D.llt().solve(Matrix6X6max::Identity(nv, nv));
-      d.Dinv[b].topLeftCorner(nv, nv) = Dinv;
-      d.u.segment(va, nv).noalias() = tau.segment(va, nv) - S.transpose() * d.pA[b];
-      if (p < 0) continue;
-      const Matrix6X6max UDinv = U * Dinv;
-      Ia.noalias() = d.IA[b] - UDinv * U.transpose();
-      pa.noalias() = d.pA[b] + Ia * d.c[b] + UDinv * d.u.segment(va, nv);
+      const auto pb = static_cast<std::size_t>(p);
+      // pa = pA + Ia c + U D⁻¹ u with Ia = IA − U D⁻¹ Uᵀ.
+      const v2d k = splat(Dinv * (u - dot6(U, load6(c))));
+      double* pP = d.pA[pb].data();
+      V6 pP6 = load6(pP);
+      pP6.a += pv.a + Ic.a + U.a * k;
+      pP6.b += pv.b + Ic.b + U.b * k;
+      pP6.c += pv.c + Ic.c + U.c * k;
+      store6(pP, pP6);
+      const v2d dv = splat(Dinv);
+      const V6 DU{U.a * dv, U.b * dv, U.c * dv};
+      addRank1Update(d.IA[pb].data(), IA, DU, Ust);
+    } else if (nv > 1) {
+      abaPass2Multi(m, tau, extraInertia, i, d);
     } else {
       if (p < 0) continue;
-      Ia = d.IA[b];
-      pa = d.pA[b] + Ia * d.c[b];
+      const auto pb = static_cast<std::size_t>(p);
+      const V6 Ic = mul66(IA, d.c[b].data());
+      double* pP = d.pA[pb].data();
+      const V6 pv = load6(pA);
+      V6 pP6 = load6(pP);
+      pP6.a += pv.a + Ic.a;
+      pP6.b += pv.b + Ic.b;
+      pP6.c += pv.c + Ic.c;
+      store6(pP, pP6);
+      d.IA[pb] += d.IA[b];
     }
-    const auto pb = static_cast<std::size_t>(p);
-    d.IA[pb] += transformInertia(d.X_PB[b], Ia);
-    d.pA[pb] += d.X_PB[b].actForce(pa);
   }
 
+}
+
+[[gnu::noinline, gnu::flatten]] void abaPass3(const Model& m, int b0, int b1, Data& d, VectorXd& vdot) {
   // Pass 3 (outward): accelerations.
   Vector6d aGravity;
   aGravity.head<3>().setZero();
@@ -77,20 +219,34 @@ void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd&
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
     const int p = m.body_parent[b];
-    const Vector6d& aParent = p < 0 ? aGravity : d.a[static_cast<std::size_t>(p)];
-    Vector6d ai = d.X_PB[b].invActMotion(aParent) + d.c[b];
+    const double* aParent = p < 0 ? aGravity.data() : d.a[static_cast<std::size_t>(p)].data();
+    const V6 ap = load6(aParent);
+    const V6 cv = load6(d.c[b].data());
+    V6 ai{ap.a + cv.a, ap.b + cv.b, ap.c + cv.c};
     if (nv == 1) {
-      const double qdd = d.Dinv[b](0, 0) * (d.u[va] - d.U.col(va).dot(ai));
+      const double qdd = d.Dinv[b](0, 0) * (d.u[va] - dot6(load6(d.U.col(va).data()), ai));
       vdot[va] = qdd;
-      ai += d.S.col(va) * qdd;
-    } else if (nv > 0) {
-      const auto Dinv = d.Dinv[b].topLeftCorner(nv, nv);
-      auto qdd = vdot.segment(va, nv);
-      qdd.noalias() = Dinv * (d.u.segment(va, nv) - d.U.middleCols(va, nv).transpose() * ai);
-      ai.noalias() += d.S.middleCols(va, nv) * qdd;
+      const V6 sv = load6(d.Sw.col(va).data());
+      const v2d q2 = splat(qdd);
+      ai.a += sv.a * q2;
+      ai.b += sv.b * q2;
+      ai.c += sv.c * q2;
+      store6(d.a[b].data(), ai);
+    } else {
+      store6(d.a[b].data(), ai);
+      if (nv > 1) abaPass3Multi(m, i, d, vdot);
     }
-    d.a[b] = ai;
   }
+}
+
+}  // namespace
+
+void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
+                              const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
+                              int b0, int b1, Data& d, VectorXd& vdot) {
+  abaPass1(m, v, fext, b0, b1, d);
+  abaPass2(m, tau, extraInertia, b0, b1, d);
+  abaPass3(m, b0, b1, d, vdot);
 }
 
 }  // namespace articula::detail

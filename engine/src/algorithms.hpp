@@ -17,7 +17,9 @@ void forwardKinematicsAccelerations(const Model& m, const VectorXd& v, const Vec
 // [b0, b1) only (an owner's contiguous range; pass 0, nbody for all).
 // Computes vdot = FD(q, v, tau, fext) with `extraInertia` added to the
 // joint-space diagonal (armature, implicit spring/damper terms).
-// Reads X_PB, X_WB, V, S, cJ. Writes IA, pA, c, a, U, Dinv, u, vdot segment.
+// Reads X_WB, S, cJ and v (velocities are rebuilt in the per-tree frame; pass
+// the v used for forwardKinematicsVelocities). Writes IA, pA, c, a, U, Dinv,
+// u, Sw, Vw, Ow (per-tree frame) and the vdot segment.
 void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
                               const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
                               int b0, int b1, Data& d, VectorXd& vdot);
@@ -32,7 +34,8 @@ void recursiveNewtonEuler(const Model& m, const VectorXd& v, const VectorXd& vdo
 
 // Composite-rigid-body algorithm (Featherstone Table 6.2) over bodies
 // [b0, b1); writes the corresponding block of M (indices relative to
-// vadr0 = first DoF of b0). Armature included. Reads X_PB, S. Writes IA, M.
+// vadr0 = first DoF of b0). Armature included. Reads X_WB, S (both written
+// by forwardKinematicsPositions). Writes IA, M; the caller zeroes M.
 void compositeRigidBodyAlgorithm(const Model& m, int b0, int b1, Data& d, MatrixXd& M);
 
 // World-coordinate spatial Jacobian columns [ω; v at world origin] of body

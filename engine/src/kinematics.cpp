@@ -4,6 +4,8 @@
 #include "algorithms.hpp"
 #include "joint_model.hpp"
 
+#include <cmath>
+
 namespace articula::detail {
 
 void Data::resize(const Model& m) {
@@ -33,6 +35,9 @@ void Data::resize(const Model& m) {
   v0 = VectorXd::Zero(m.nv);
   vk = VectorXd::Zero(m.nv);
   dv = VectorXd::Zero(m.nv);
+  Sw = Matrix6Xd::Zero(6, m.nv);
+  Vw.assign(nb, Vector6d::Zero());
+  Ow.assign(nb, Vector3d::Zero());
   // Constant motion subspaces are expressed in the body frame once.
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
@@ -42,43 +47,200 @@ void Data::resize(const Model& m) {
     jointMotionSubspace(m, i, nullptr, SJ);
     m.jnt_childOffset[b].actMotionColumns(SJ, S.middleCols(m.jnt_vadr[b], nv));
   }
+  // Constant parts of X_PB(q) for single-coordinate joints (Rodrigues:
+  // R_J = 1 + sin q·K + (1 − cos q)·K², K = [a×]).
+  jointPose.assign(nb, JointPoseCache{});
+  for (int i = 0; i < m.nbody; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    JointPoseCache& jc = jointPose[b];
+    const SE3& XP = m.jnt_parentOffset[b];
+    const SE3 XCinv = m.jnt_childOffset[b].inverse();
+    const Vector3d& axis = m.jnt_axes[b][0];
+    const Matrix3d K = skew(axis);
+    const Matrix3d K2 = K * K;
+    jc.R0 = XP.R * XCinv.R;
+    jc.p0 = XP.R * XCinv.p + XP.p;
+    jc.Rs = XP.R * K * XCinv.R;
+    jc.Rc = XP.R * K2 * XCinv.R;
+    jc.ps = XP.R * (K * XCinv.p);
+    jc.pc = XP.R * (K2 * XCinv.p);
+    jc.pq = XP.R * axis;
+    switch (m.jnt_type[b]) {
+      case JointType::Weld: jc.kind = PoseKind::Constant; break;
+      case JointType::Revolute: jc.kind = PoseKind::Rotation; break;
+      case JointType::Prismatic: jc.kind = PoseKind::Translation; break;
+      case JointType::Screw:
+        jc.kind = PoseKind::Screw;
+        jc.pq *= m.jnt_pitch[b];
+        break;
+      default: jc.kind = PoseKind::Generic; break;
+    }
+  }
 }
 
-void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d) {
+namespace {
+
+// sin and cos of one angle (Cephes-style: Cody–Waite reduction by π/4 in
+// three parts, degree-13/14 minimax polynomials on [−π/4, π/4]); ≈1 ulp.
+// Falls back to the C library beyond |x| ≥ 2^20.
+inline void fastSinCos(double x, double& s, double& c) {
+  const double ax = std::fabs(x);
+  if (!(ax < 1048576.0)) {  // also NaN
+    s = std::sin(x);
+    c = std::cos(x);
+    return;
+  }
+  constexpr double kFourOverPi = 1.27323954473516268615;
+  constexpr double DP1 = 7.85398125648498535156E-1;
+  constexpr double DP2 = 3.77489470793079817668E-8;
+  constexpr double DP3 = 2.69515142907905952645E-15;
+  auto j = static_cast<long>(ax * kFourOverPi);
+  double y = static_cast<double>(j);
+  if (j & 1) {
+    j += 1;
+    y += 1.0;
+  }
+  const double z = ((ax - y * DP1) - y * DP2) - y * DP3;
+  const double zz = z * z;
+  const double ps = z + z * zz * (((((1.58962301576546568060E-10 * zz - 2.50507477628578072866E-8) * zz +
+                                      2.75573136213857245213E-6) * zz - 1.98412698295895385996E-4) * zz +
+                                    8.33333333332211858878E-3) * zz - 1.66666666666666307295E-1);
+  const double pc = 1.0 - 0.5 * zz + zz * zz * (((((-1.13585365213876817300E-11 * zz + 2.08757008419747316778E-9) * zz -
+                                                  2.75573141792967388112E-7) * zz + 2.48015872888517045348E-5) * zz -
+                                                1.38888888888730564116E-3) * zz + 4.16666666666665929218E-2);
+  const long q = (j >> 1) & 3;  // quadrant of ax
+  double sa, ca;                 // sin, cos of ax
+  switch (q) {
+    case 0: sa = ps; ca = pc; break;
+    case 1: sa = pc; ca = -ps; break;
+    case 2: sa = -ps; ca = -pc; break;
+    default: sa = -pc; ca = ps; break;
+  }
+  s = x < 0.0 ? -sa : sa;
+  c = ca;
+}
+
+// out = a + s·b + c·e for 3×3 matrices (9 doubles) and 3-vectors.
+inline void combine9(double* out, const double* a, const double* b, const double* e, double s, double c) {
+  using namespace kern;
+  const v2d s2 = splat(s), c2 = splat(c);
+  store2(out, load2(a) + s2 * load2(b) + c2 * load2(e));
+  store2(out + 2, load2(a + 2) + s2 * load2(b + 2) + c2 * load2(e + 2));
+  store2(out + 4, load2(a + 4) + s2 * load2(b + 4) + c2 * load2(e + 4));
+  store2(out + 6, load2(a + 6) + s2 * load2(b + 6) + c2 * load2(e + 6));
+  out[8] = a[8] + s * b[8] + c * e[8];
+}
+inline void combine3(double* out, const double* a, const double* b, const double* e, double s, double c) {
+  using namespace kern;
+  store2(out, load2(a) + splat(s) * load2(b) + splat(c) * load2(e));
+  out[2] = a[2] + s * b[2] + c * e[2];
+}
+
+}  // namespace
+
+[[gnu::flatten]] void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d) {
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
     const double* qi = q.data() + m.jnt_qadr[b];
-    const SE3 XJ = jointTransform(m, i, qi);
-    d.X_PB[b] = m.jnt_parentOffset[b] * XJ * m.jnt_childOffset[b].inverse();
-    const int p = m.body_parent[b];
-    d.X_WB[b] = p < 0 ? d.X_PB[b] : d.X_WB[static_cast<std::size_t>(p)] * d.X_PB[b];
+    const Data::JointPoseCache& jc = d.jointPose[b];
+    SE3& X = d.X_PB[b];
+    switch (jc.kind) {
+      case Data::PoseKind::Constant:
+        X.R = jc.R0;
+        X.p = jc.p0;
+        break;
+      case Data::PoseKind::Rotation: {
+        double s, cq;
+        fastSinCos(qi[0], s, cq);
+        const double c = 1.0 - cq;
+        combine9(X.R.data(), jc.R0.data(), jc.Rs.data(), jc.Rc.data(), s, c);
+        combine3(X.p.data(), jc.p0.data(), jc.ps.data(), jc.pc.data(), s, c);
+        break;
+      }
+      case Data::PoseKind::Translation:
+        X.R = jc.R0;
+        X.p = jc.p0 + qi[0] * jc.pq;
+        break;
+      case Data::PoseKind::Screw: {
+        double s, cq;
+        fastSinCos(qi[0], s, cq);
+        const double c = 1.0 - cq;
+        X.R = jc.R0 + s * jc.Rs + c * jc.Rc;
+        X.p = jc.p0 + s * jc.ps + c * jc.pc + qi[0] * jc.pq;
+        break;
+      }
+      case Data::PoseKind::Generic: {
+        const SE3 XJ = jointTransform(m, i, qi);
+        X = m.jnt_parentOffset[b] * XJ * m.jnt_childOffset[b].inverse();
+        break;
+      }
+    }
     const int nv = m.jnt_nv[b];
     if (nv > 0 && !m.jnt_constantS[b]) {
       Matrix6X6max SJ(6, nv);
       jointMotionSubspace(m, i, qi, SJ);
       m.jnt_childOffset[b].actMotionColumns(SJ, d.S.middleCols(m.jnt_vadr[b], nv));
     }
+    const int p = m.body_parent[b];
+    SE3& XW = d.X_WB[b];
+    if (p < 0) {
+      XW = X;
+    } else {
+      const SE3& XWP = d.X_WB[static_cast<std::size_t>(p)];
+      const kern::M3 RW = kern::ldM3(XWP.R.data());
+      const double* Rpb = X.R.data();
+      double* out = XW.R.data();
+      kern::st3(out, RW * kern::ld3(Rpb));
+      kern::st3(out + 3, RW * kern::ld3(Rpb + 3));
+      kern::st3(out + 6, RW * kern::ld3(Rpb + 6));
+      kern::st3(XW.p.data(), RW * kern::ld3(X.p.data()) + kern::ld3(XWP.p.data()));
+    }
   }
 }
 
-void forwardKinematicsVelocities(const Model& m, const VectorXd& q, const VectorXd& v, Data& d) {
+[[gnu::flatten]] void forwardKinematicsVelocities(const Model& m, const VectorXd& q, const VectorXd& v, Data& d) {
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
     const int p = m.body_parent[b];
-    Vector6d Vi = p < 0 ? Vector6d::Zero() : d.X_PB[b].invActMotion(d.V[static_cast<std::size_t>(p)]);
-    d.cJ[b].setZero();
-    if (nv > 0) {
-      Vi.noalias() += d.S.middleCols(va, nv) * v.segment(va, nv);
+    Vector6d& Vi = d.V[b];
+    if (p < 0) {
+      Vi.setZero();
+    } else {
+      // V_i = X_{i,λ} V_λ (inverse action of X_PB).
+      const SE3& X = d.X_PB[b];
+      kern::invActMotion(kern::ldM3(X.R.data()), kern::ld3(X.p.data()), d.V[static_cast<std::size_t>(p)].data(),
+                         Vi.data());
+    }
+    if (nv == 1) {
+      const kern::V6 s6 = kern::load6(d.S.col(va).data());
+      const kern::v2d qd = kern::splat(v[va]);
+      kern::V6 V6 = kern::load6(Vi.data());
+      V6.a += s6.a * qd;
+      V6.b += s6.b * qd;
+      V6.c += s6.c * qd;
+      kern::store6(Vi.data(), V6);
+      if (!m.jnt_constantS[b]) {
+        Matrix6X6max SdJ(6, 1);
+        jointMotionSubspaceDot(m, i, q.data() + m.jnt_qadr[b], v.data() + va, SdJ);
+        d.Sdot.col(va) = m.jnt_childOffset[b].actMotion(SdJ.col(0));
+        d.cJ[b] = d.Sdot.col(va) * v[va];
+      } else {
+        d.cJ[b].setZero();
+      }
+    } else if (nv > 0) {
+      for (int k = 0; k < nv; ++k) Vi += d.S.col(va + k) * v[va + k];
+      d.cJ[b].setZero();
       if (!m.jnt_constantS[b]) {
         Matrix6X6max SdJ(6, nv);
         jointMotionSubspaceDot(m, i, q.data() + m.jnt_qadr[b], v.data() + va, SdJ);
         m.jnt_childOffset[b].actMotionColumns(SdJ, d.Sdot.middleCols(va, nv));
-        d.cJ[b].noalias() = d.Sdot.middleCols(va, nv) * v.segment(va, nv);
+        for (int k = 0; k < nv; ++k) d.cJ[b] += d.Sdot.col(va + k) * v[va + k];
       }
+    } else {
+      d.cJ[b].setZero();
     }
-    d.V[b] = Vi;
   }
 }
 

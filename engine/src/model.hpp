@@ -15,7 +15,9 @@
 
 namespace articula::detail {
 
-using Matrix6X6max = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;
+using Matrix6X6max = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;         // 6 × nv, nv ≤ 6, no heap
+using MatrixNNmax = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // nv × nv, nv ≤ 6, no heap
+using VectorNmax = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;               // nv, nv ≤ 6, no heap
 
 enum class OwnerKind : std::uint8_t { RigidBody, Multibody };
 
@@ -100,6 +102,25 @@ struct Data {
   MatrixXd M;                      // nv × nv
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
+
+  // ---- derived by resize() from the joint model (joint offsets, axes and
+  // types only change through compile(), which calls resize()) ----
+  // X_PB(q) = X_PJ·X_J(q)·X_CJ⁻¹ for joints with one scalar coordinate:
+  //   R = R0 + sin q·Rs + (1 − cos q)·Rc,  p = p0 + sin q·ps + (1 − cos q)·pc + q·pq.
+  enum class PoseKind : std::uint8_t { Generic, Constant, Rotation, Translation, Screw };
+  struct JointPoseCache {
+    Matrix3d R0, Rs, Rc;
+    Vector3d p0, ps, pc, pq;
+    PoseKind kind = PoseKind::Generic;
+  };
+  std::vector<JointPoseCache> jointPose;
+  // ABA / CRBA scratch in world-aligned coordinates about a per-tree origin
+  // Ow (the position of the tree's root body, so that lever arms stay small
+  // far from the world origin): motion subspaces Sw (6 × nv), body
+  // velocities Vw, and Ow per body.
+  Matrix6Xd Sw;
+  std::vector<Vector6d> Vw;
+  std::vector<Vector3d> Ow;
 
   void resize(const Model& model);
 };

@@ -116,6 +116,149 @@ inline Matrix6d transformInertia(const SE3& X_AB, const Matrix6d& I_B) {
   return out;
 }
 
+// ---- small fixed-size kernels on raw column-major storage ----
+// Two-lane double vectors (GCC/Clang vector extension; SSE2 on x86-64,
+// scalar code elsewhere). Used by the hot loops of the dynamics algorithms,
+// where Eigen's fixed-size expression templates compile to poorly inlined
+// code at -O2.
+namespace kern {
+
+using v2d = double __attribute__((vector_size(16)));
+// Same, 8-byte aligned (unaligned loads/stores); vector types alias their
+// element type, so these accesses keep type-based alias analysis intact.
+using v2du = double __attribute__((vector_size(16), aligned(8)));
+
+inline v2d load2(const double* p) { return *reinterpret_cast<const v2du*>(p); }
+inline void store2(double* p, v2d v) { *reinterpret_cast<v2du*>(p) = v; }
+inline v2d splat(double x) { return v2d{x, x}; }
+inline double hsum(v2d v) { return v[0] + v[1]; }
+
+// 6-vector as three lanes pairs.
+struct V6 {
+  v2d a, b, c;  // rows (0,1), (2,3), (4,5)
+};
+inline V6 load6(const double* p) { return {load2(p), load2(p + 2), load2(p + 4)}; }
+inline void store6(double* p, const V6& v) {
+  store2(p, v.a);
+  store2(p + 2, v.b);
+  store2(p + 4, v.c);
+}
+inline double dot6(const V6& x, const V6& y) { return hsum(x.a * y.a + x.b * y.b + x.c * y.c); }
+
+// y = M x for a column-major 6×6 matrix (two partial sums: shorter
+// dependency chains).
+inline V6 mul66(const double* M, const double* x) {
+  const v2d x0 = splat(x[0]), x1 = splat(x[1]), x2 = splat(x[2]);
+  const v2d x3 = splat(x[3]), x4 = splat(x[4]), x5 = splat(x[5]);
+  V6 r;
+  r.a = (load2(M) * x0 + load2(M + 6) * x1 + load2(M + 12) * x2) +
+        (load2(M + 18) * x3 + load2(M + 24) * x4 + load2(M + 30) * x5);
+  r.b = (load2(M + 2) * x0 + load2(M + 8) * x1 + load2(M + 14) * x2) +
+        (load2(M + 20) * x3 + load2(M + 26) * x4 + load2(M + 32) * x5);
+  r.c = (load2(M + 4) * x0 + load2(M + 10) * x1 + load2(M + 16) * x2) +
+        (load2(M + 22) * x3 + load2(M + 28) * x4 + load2(M + 34) * x5);
+  return r;
+}
+
+// (y1, y2) = (M x1, M x2).
+inline void mul66x2(const double* M, const double* x1, const double* x2, V6& y1, V6& y2) {
+  y1 = mul66(M, x1);
+  y2 = mul66(M, x2);
+}
+
+// P += A − w uᵀ (column-major 6×6; u given as plain array).
+inline void addRank1Update(double* P, const double* A, const V6& w, const double* u) {
+#pragma GCC unroll 6
+  for (int k = 0; k < 6; ++k) {
+    const v2d uk = splat(u[k]);
+    store2(P + 6 * k, load2(P + 6 * k) + (load2(A + 6 * k) - w.a * uk));
+    store2(P + 6 * k + 2, load2(P + 6 * k + 2) + (load2(A + 6 * k + 2) - w.b * uk));
+    store2(P + 6 * k + 4, load2(P + 6 * k + 4) + (load2(A + 6 * k + 4) - w.c * uk));
+  }
+}
+
+struct D3 {
+  double x, y, z;
+};
+inline D3 ld3(const double* p) { return {p[0], p[1], p[2]}; }
+inline void st3(double* p, const D3& v) {
+  p[0] = v.x;
+  p[1] = v.y;
+  p[2] = v.z;
+}
+inline D3 operator+(const D3& a, const D3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+inline D3 operator*(double s, const D3& a) { return {s * a.x, s * a.y, s * a.z}; }
+inline D3 cross(const D3& a, const D3& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline double dot(const D3& a, const D3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+// 3×3 rotation held in registers (column-major source).
+struct M3 {
+  D3 c0, c1, c2;  // columns
+};
+inline M3 ldM3(const double* R) { return {ld3(R), ld3(R + 3), ld3(R + 6)}; }
+inline D3 operator*(const M3& R, const D3& x) {
+  return {R.c0.x * x.x + R.c1.x * x.y + R.c2.x * x.z, R.c0.y * x.x + R.c1.y * x.y + R.c2.y * x.z,
+          R.c0.z * x.x + R.c1.z * x.y + R.c2.z * x.z};
+}
+
+// Spatial inertia about A's origin in A coordinates of a rigid body with mass
+// m, COM c_B and rotational inertia Ic_B about the COM (B axes), for
+// R, t = X_AB: transformInertia(X_AB, spatialInertia(m, c_B, Ic_B)) at the
+// cost of one 3×3 rotation R Ic Rᵀ. All 36 entries written to I
+// (column-major): [W, [h×]; −[h×], m·1] with c = R c_B + t, h = m c,
+// W = R Ic Rᵀ + m(|c|²1 − c cᵀ).
+inline void worldRigidInertia(const M3& R, const D3& t, double mass, const Vector3d& com, const Matrix3d& Ic,
+                              double* I) {
+  const D3 cw = R * ld3(com.data()) + t;
+  const D3 h = mass * cw;
+  const double* J = Ic.data();
+  // T = R Ic (columns)
+  const D3 T0 = R * ld3(J), T1 = R * ld3(J + 3), T2 = R * ld3(J + 6);
+  const double hc = dot(h, cw);
+  // W(i,j) = Σ_k T(i,k) R(j,k) + hc δ_ij − h_i cw_j
+  const double w00 = T0.x * R.c0.x + T1.x * R.c1.x + T2.x * R.c2.x - h.x * cw.x + hc;
+  const double w11 = T0.y * R.c0.y + T1.y * R.c1.y + T2.y * R.c2.y - h.y * cw.y + hc;
+  const double w22 = T0.z * R.c0.z + T1.z * R.c1.z + T2.z * R.c2.z - h.z * cw.z + hc;
+  const double w10 = T0.y * R.c0.x + T1.y * R.c1.x + T2.y * R.c2.x - h.y * cw.x;
+  const double w20 = T0.z * R.c0.x + T1.z * R.c1.x + T2.z * R.c2.x - h.z * cw.x;
+  const double w21 = T0.z * R.c0.y + T1.z * R.c1.y + T2.z * R.c2.y - h.z * cw.y;
+  I[0] = w00, I[1] = w10, I[2] = w20, I[3] = 0.0, I[4] = -h.z, I[5] = h.y;
+  I[6] = w10, I[7] = w11, I[8] = w21, I[9] = h.z, I[10] = 0.0, I[11] = -h.x;
+  I[12] = w20, I[13] = w21, I[14] = w22, I[15] = -h.y, I[16] = h.x, I[17] = 0.0;
+  I[18] = 0.0, I[19] = h.z, I[20] = -h.y, I[21] = mass, I[22] = 0.0, I[23] = 0.0;
+  I[24] = -h.z, I[25] = 0.0, I[26] = h.x, I[27] = 0.0, I[28] = mass, I[29] = 0.0;
+  I[30] = h.y, I[31] = -h.x, I[32] = 0.0, I[33] = 0.0, I[34] = 0.0, I[35] = mass;
+}
+
+inline D3 operator-(const D3& a, const D3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+// Rᵀ x.
+inline D3 mulT(const M3& R, const D3& x) { return {dot(R.c0, x), dot(R.c1, x), dot(R.c2, x)}; }
+
+// Motion vector from A to B coordinates (R, t = X_AB): [Rᵀω; Rᵀ(v − t×ω)].
+inline void invActMotion(const M3& R, const D3& t, const double* m, double* out) {
+  const D3 w = ld3(m);
+  const D3 l = ld3(m + 3) - cross(t, w);
+  st3(out, mulT(R, w));
+  st3(out + 3, mulT(R, l));
+}
+// Force vector from B to A coordinates (R, t = X_AB): [R n + t×(R f); R f].
+inline void actForce(const M3& R, const D3& t, const double* f, double* out) {
+  const D3 fl = R * ld3(f + 3);
+  st3(out, R * ld3(f) + cross(t, fl));
+  st3(out + 3, fl);
+}
+
+// Motion vector from B to A coordinates (R, t = X_AB).
+inline void actMotion(const M3& R, const D3& t, const double* m, double* out) {
+  const D3 w = R * ld3(m);
+  st3(out, w);
+  st3(out + 3, R * ld3(m + 3) + cross(t, w));
+}
+
+}  // namespace kern
+
 // SO(3) exponential of a rotation vector (Rodrigues).
 Matrix3d expSO3(const Vector3d& w);
 // SO(3) logarithm: rotation vector of R, |result| ≤ π.
