@@ -182,46 +182,41 @@ void Multibody::setPositions(const VectorXd& q) {
   w.touchPositions();
 }
 
-VectorXd Multibody::getVelocities() const {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  return w.state.v.segment(r.va, r.nv);
+namespace {
+
+// The multibody's segment of one of the state's velocity-sized vectors.
+VectorXd dofSegment(const Multibody& mb, VectorXd detail::State::*field) {
+  auto& w = implOf(mb);
+  const auto r = rangeOf(w, mb.index());
+  return (w.state.*field).segment(r.va, r.nv);
 }
+
+void setDofSegment(const Multibody& mb, VectorXd detail::State::*field, const VectorXd& value, const char* what) {
+  auto& w = implOf(mb);
+  const auto r = rangeOf(w, mb.index());
+  checkSize(what, value.size(), r.nv);
+  (w.state.*field).segment(r.va, r.nv) = value;
+}
+
+}  // namespace
+
+VectorXd Multibody::getVelocities() const { return dofSegment(*this, &detail::State::v); }
 
 void Multibody::setVelocities(const VectorXd& v) {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  checkSize("Multibody::setVelocities", v.size(), r.nv);
-  w.state.v.segment(r.va, r.nv) = v;
-  w.touchVelocities();
+  setDofSegment(*this, &detail::State::v, v, "Multibody::setVelocities");
+  m_world->impl().touchVelocities();
 }
 
-VectorXd Multibody::getAccelerations() const {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  return w.state.vdot.segment(r.va, r.nv);
-}
+VectorXd Multibody::getAccelerations() const { return dofSegment(*this, &detail::State::vdot); }
 
 void Multibody::setAccelerations(const VectorXd& vdot) {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  checkSize("Multibody::setAccelerations", vdot.size(), r.nv);
-  w.state.vdot.segment(r.va, r.nv) = vdot;
-  w.touchAccelerations();
+  setDofSegment(*this, &detail::State::vdot, vdot, "Multibody::setAccelerations");
+  m_world->impl().touchAccelerations();
 }
 
-VectorXd Multibody::getForces() const {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  return w.state.tau.segment(r.va, r.nv);
-}
+VectorXd Multibody::getForces() const { return dofSegment(*this, &detail::State::tau); }
 
-void Multibody::setForces(const VectorXd& tau) {
-  auto& w = implOf(*this);
-  const auto r = rangeOf(w, m_index);
-  checkSize("Multibody::setForces", tau.size(), r.nv);
-  w.state.tau.segment(r.va, r.nv) = tau;
-}
+void Multibody::setForces(const VectorXd& tau) { setDofSegment(*this, &detail::State::tau, tau, "Multibody::setForces"); }
 
 MatrixXd Multibody::getMassMatrix() const {
   auto& w = implOf(*this);

@@ -136,8 +136,11 @@ std::vector<Multibody> World::getMultibodies() const {
 
 // ---- user frames -----------------------------------------------------------
 
-FreeFrame World::addFreeFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
-  auto& w = *m_impl;
+namespace {
+
+// Validates and records a user frame; returns its slot.
+std::uint32_t addUserFrame(detail::WorldImpl& w, const std::string& name, const Frame& parent, const Isometry3d& X_PF,
+                           bool isFree) {
   w.checkFrame(parent);
   const std::string n = w.uniqueWorldName(name, "frame");
   const Matrix3d R = X_PF.linear();
@@ -148,34 +151,25 @@ FreeFrame World::addFreeFrame(const std::string& name, const Frame& parent, cons
   rec.alive = true;
   rec.generation = w.newGeneration();
   rec.name = n;
-  rec.isFree = true;
+  rec.isFree = isFree;
   rec.parent = w.refOf(parent);
   rec.X_PF = SE3::fromIsometry(X_PF);
   const auto slot = static_cast<std::uint32_t>(w.frames.size());
   w.frames.push_back(std::move(rec));
-  w.worldNames[n] = {FrameKind::FreeFrame, slot, w.frames.back().generation};
-  return FreeFrame(this, FrameKind::FreeFrame, slot, w.frames.back().generation);
+  w.worldNames[n] = {isFree ? FrameKind::FreeFrame : FrameKind::FixedFrame, slot, w.frames.back().generation};
+  return slot;
+}
+
+}  // namespace
+
+FreeFrame World::addFreeFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
+  const auto slot = addUserFrame(*m_impl, name, parent, X_PF, true);
+  return FreeFrame(this, FrameKind::FreeFrame, slot, m_impl->frames[slot].generation);
 }
 
 FixedFrame World::addFixedFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
-  auto& w = *m_impl;
-  w.checkFrame(parent);
-  const std::string n = w.uniqueWorldName(name, "frame");
-  const Matrix3d R = X_PF.linear();
-  if (!X_PF.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
-    throw InvalidArgument("frame '" + n + "': X_PF is not a rigid transform");
-  }
-  detail::UserFrameRecord rec;
-  rec.alive = true;
-  rec.generation = w.newGeneration();
-  rec.name = n;
-  rec.isFree = false;
-  rec.parent = w.refOf(parent);
-  rec.X_PF = SE3::fromIsometry(X_PF);
-  const auto slot = static_cast<std::uint32_t>(w.frames.size());
-  w.frames.push_back(std::move(rec));
-  w.worldNames[n] = {FrameKind::FixedFrame, slot, w.frames.back().generation};
-  return FixedFrame(this, FrameKind::FixedFrame, slot, w.frames.back().generation);
+  const auto slot = addUserFrame(*m_impl, name, parent, X_PF, false);
+  return FixedFrame(this, FrameKind::FixedFrame, slot, m_impl->frames[slot].generation);
 }
 
 std::optional<Frame> World::getFrame(const std::string& name) const {

@@ -14,23 +14,12 @@
 #include <vector>
 
 using namespace articula;
+using namespace articula::test;
 
 namespace {
 
 constexpr int kSteps = 2000;
 constexpr int kHalf = 1000;
-
-Isometry3d translation(double x, double y, double z) {
-  Isometry3d X = Isometry3d::Identity();
-  X.translation() = Vector3d(x, y, z);
-  return X;
-}
-
-Isometry3d rotation(double angle, const Vector3d& axis) {
-  Isometry3d X = Isometry3d::Identity();
-  X.linear() = Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
-  return X;
-}
 
 VectorXd vec(std::initializer_list<double> values) {
   VectorXd v(static_cast<Eigen::Index>(values.size()));

@@ -25,6 +25,7 @@
 #include <vector>
 
 using namespace articula;
+using namespace articula::test;
 
 // ---------------------------------------------------------------------------
 // Counting allocator
@@ -175,12 +176,6 @@ void* volatile g_sink = nullptr;
 // ---------------------------------------------------------------------------
 // Scene
 // ---------------------------------------------------------------------------
-
-Isometry3d translation(double x, double y, double z) {
-  Isometry3d X = Isometry3d::Identity();
-  X.translation() = Vector3d(x, y, z);
-  return X;
-}
 
 LinkOptions linkOptions(const std::string& name, double mass, const Vector3d& com) {
   LinkOptions o;

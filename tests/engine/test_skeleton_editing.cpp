@@ -20,33 +20,7 @@
 #include <vector>
 
 using namespace articula;
-
-// ARTICULA_VERIFY_NEAR after checking that the shapes agree (a size mismatch
-// would otherwise be undefined behaviour in Eigen without assertions).
-// Both sides are evaluated into plain objects first.
-#define VERIFY_NEAR(actual, expected, tol)       \
-  do {                                           \
-    const auto va_ = (actual).eval();            \
-    const auto vb_ = (expected).eval();          \
-    QCOMPARE(va_.rows(), vb_.rows());            \
-    QCOMPARE(va_.cols(), vb_.cols());            \
-    ARTICULA_VERIFY_NEAR(va_, vb_, tol);         \
-  } while (false)
-
-#define EXPECT_THROW_NONEMPTY(ExType, ...)                                                      \
-  do {                                                                                          \
-    bool caught_ = false;                                                                       \
-    try {                                                                                       \
-      __VA_ARGS__;                                                                              \
-    } catch (const ExType& e_) {                                                                \
-      caught_ = true;                                                                           \
-      QVERIFY2(std::string(e_.what()).size() > 0, "empty exception message from: " #__VA_ARGS__); \
-    } catch (const std::exception& e_) {                                                        \
-      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")  \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));  \
-    }                                                                                           \
-    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                              \
-  } while (false)
+using namespace articula::test;
 
 #define VERIFY_EMPTY(errorString)                                \
   do {                                                           \
@@ -72,18 +46,6 @@ bool hasNumericSuffix(const std::string& nameIn, const std::string& base) {
   std::string rest = name.substr(base.size());
   if (!rest.empty() && (rest[0] == '_' || rest[0] == '-' || rest[0] == '.')) rest.erase(0, 1);
   return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
-Isometry3d translation(double x, double y, double z) {
-  Isometry3d X = Isometry3d::Identity();
-  X.translation() = Vector3d(x, y, z);
-  return X;
-}
-
-Isometry3d rotation(double angle, const Vector3d& axis) {
-  Isometry3d X = Isometry3d::Identity();
-  X.linear() = Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
-  return X;
 }
 
 LinkOptions linkOptions(const std::string& name, double mass = 1.0) {

@@ -20,34 +20,7 @@
 #include <vector>
 
 using namespace articula;
-
-// ARTICULA_VERIFY_NEAR after checking that the shapes agree (a size mismatch
-// would otherwise be undefined behaviour in Eigen without assertions).
-// Both sides are evaluated into plain objects first.
-#define VERIFY_NEAR(actual, expected, tol)       \
-  do {                                           \
-    const auto va_ = (actual).eval();            \
-    const auto vb_ = (expected).eval();          \
-    QCOMPARE(va_.rows(), vb_.rows());            \
-    QCOMPARE(va_.cols(), vb_.cols());            \
-    ARTICULA_VERIFY_NEAR(va_, vb_, tol);         \
-  } while (false)
-
-// Expects `ExType` (exactly that type or a subclass) with a non-empty what().
-#define EXPECT_THROW_NONEMPTY(ExType, ...)                                                      \
-  do {                                                                                          \
-    bool caught_ = false;                                                                       \
-    try {                                                                                       \
-      __VA_ARGS__;                                                                              \
-    } catch (const ExType& e_) {                                                                \
-      caught_ = true;                                                                           \
-      QVERIFY2(std::string(e_.what()).size() > 0, "empty exception message from: " #__VA_ARGS__); \
-    } catch (const std::exception& e_) {                                                        \
-      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")  \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));  \
-    }                                                                                           \
-    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                              \
-  } while (false)
+using namespace articula::test;
 
 // Expects `ExType` whose message mentions `needle`.
 #define EXPECT_THROW_MENTIONING(ExType, needle, ...)                                             \
@@ -86,18 +59,6 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string leafName(const std::string& name) {
   const auto slash = name.rfind('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);
-}
-
-Isometry3d translation(double x, double y, double z) {
-  Isometry3d X = Isometry3d::Identity();
-  X.translation() = Vector3d(x, y, z);
-  return X;
-}
-
-Isometry3d rotation(double angle, const Vector3d& axis) {
-  Isometry3d X = Isometry3d::Identity();
-  X.linear() = Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
-  return X;
 }
 
 /// Planar rotation about z built from cos/sin directly (independent of Eigen's AngleAxis).
