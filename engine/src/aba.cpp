@@ -20,9 +20,10 @@ using namespace kern;
 
 // True when all six entries are +0.0 (bit test; −0.0 and NaN count as nonzero).
 inline bool isZero(const Vector6d& f) {
-  std::uint64_t bits[6];
-  __builtin_memcpy(bits, f.data(), sizeof bits);
-  return (bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5]) == 0;
+  using v2u = unsigned long long __attribute__((vector_size(16), aligned(8)));
+  const auto* p = reinterpret_cast<const v2u*>(f.data());
+  const v2u o = p[0] | p[1] | p[2];
+  return (o[0] | o[1]) == 0;
 }
 
 // Multi-DoF joint, pass 2 (kept generic; off the hot path).
@@ -86,14 +87,10 @@ namespace {
     const int va = m.jnt_vadr[b];
     const int p = m.body_parent[b];
     const SE3& X = d.X_WB[b];
-    const M3 R = ldM3(X.R.data());
     // Frame: world axes, origin Ow = position of the tree's root body.
     const double* o = p < 0 ? X.p.data() : d.Ow[static_cast<std::size_t>(p)].data();
     const D3 t = ld3(X.p.data()) - ld3(o);
     st3(d.Ow[b].data(), ld3(o));
-    double* I = d.IA[b].data();
-    worldRigidInertia(R, t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b], I);
-
     D3 w{0.0, 0.0, 0.0}, vl{0.0, 0.0, 0.0};  // world velocity [ω; v]
     if (p >= 0) {
       const double* Vp = d.Vw[static_cast<std::size_t>(p)].data();
@@ -101,9 +98,9 @@ namespace {
       vl = ld3(Vp + 3);
     }
     double* c = d.c[b].data();
-    if (nv == 1 && m.jnt_constantS[b]) {
+    if (nv == 1 && d.constS[b]) {
       double* s = d.Sw.col(va).data();
-      actMotion(R, t, d.S.col(va).data(), s);
+      actMotion(ldM3(X.R.data()), t, d.S.col(va).data(), s);
       const double qd = v[va];
       const D3 sw = qd * ld3(s), sl = qd * ld3(s + 3);  // S q̇
       w = w + sw;
@@ -114,7 +111,7 @@ namespace {
       D3 sw{0.0, 0.0, 0.0}, sl{0.0, 0.0, 0.0};  // S q̇
       for (int j = 0; j < nv; ++j) {
         double* s = d.Sw.col(va + j).data();
-        actMotion(R, t, d.S.col(va + j).data(), s);
+        actMotion(ldM3(X.R.data()), t, d.S.col(va + j).data(), s);
         const double qd = v[va + j];
         sw = sw + qd * ld3(s);
         sl = sl + qd * ld3(s + 3);
@@ -124,9 +121,9 @@ namespace {
       // c = V × S q̇
       st3(c, cross(w, sw));
       st3(c + 3, cross(w, sl) + cross(vl, sw));
-      if (!m.jnt_constantS[b]) {
+      if (!d.constS[b]) {
         double cj[6];
-        actMotion(R, t, d.cJ[b].data(), cj);
+        actMotion(ldM3(X.R.data()), t, d.cJ[b].data(), cj);
         for (int k = 0; k < 6; ++k) c[k] += cj[k];
       }
     } else {
@@ -135,23 +132,31 @@ namespace {
     double* Vw = d.Vw[b].data();
     st3(Vw, w);
     st3(Vw + 3, vl);
-    // pA = V ×* (I V), I = [W, [h×]; −[h×], m·1] (W symmetric).
-    const D3 h{I[16], I[5], I[9]};
-    const double mass = I[21];
-    const D3 ft = D3{I[0] * w.x + I[1] * w.y + I[2] * w.z, I[1] * w.x + I[7] * w.y + I[8] * w.z,
-                     I[2] * w.x + I[8] * w.y + I[14] * w.z} +
-                  cross(h, vl);
-    const D3 fb = mass * vl + cross(w, h);
+  }
+  // World rigid inertias and bias forces (independent per body).
+  for (int i = b0; i < b1; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    const SE3& X = d.X_WB[b];
+    const D3 t = ld3(X.p.data()) - ld3(d.Ow[b].data());
+    const RigidW Iw = worldRigidInertia(X.R.data(), t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b],
+                                        d.IA[b].data());
+    const double* Vw = d.Vw[b].data();
+    const D3 w = ld3(Vw), vl = ld3(Vw + 3);
+    // pA = V ×* (I V) with I = [W, [h×]; −[h×], m·1] (W symmetric):
+    // [w × (W w) + h × g; m g + w × (w × h)], g = w × v (Jacobi identity).
+    const D3 h = Iw.h;
+    const v2d fxy = (Iw.c0 * splat(w.x) + Iw.c1 * splat(w.y)) + Iw.r2 * splat(w.z);
+    const double fz = hsum(Iw.r2 * v2d{w.x, w.y}) + Iw.w22 * w.z;
+    const D3 g = cross(w, vl);
     double* pA = d.pA[b].data();
-    st3(pA, cross(w, ft) + cross(vl, fb));
-    st3(pA + 3, cross(w, fb));
+    st3(pA, cross(w, D3{fxy[0], fxy[1], fz}) + cross(h, g));
+    st3(pA + 3, m.body_mass[b] * g + cross(w, cross(w, h)));
     if (!isZero(fext[b])) {
       double fw[6];
-      kern::actForce(R, t, fext[b].data(), fw);
+      kern::actForce(ldM3(X.R.data()), t, fext[b].data(), fw);
       for (int k = 0; k < 6; ++k) pA[k] -= fw[k];
     }
   }
-
 }
 
 [[gnu::noinline, gnu::flatten]] void abaPass2(const Model& m, const VectorXd& tau, const VectorXd& extraInertia,

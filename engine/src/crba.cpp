@@ -25,7 +25,7 @@ using namespace kern;
     const double* o = p < 0 ? X.p.data() : d.Ow[static_cast<std::size_t>(p)].data();
     const D3 t = ld3(X.p.data()) - ld3(o);
     st3(d.Ow[b].data(), ld3(o));
-    worldRigidInertia(R, t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b], d.IA[b].data());
+    worldRigidInertia(X.R.data(), t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b], d.IA[b].data());
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
     for (int k = 0; k < nv; ++k) actMotion(R, t, d.S.col(va + k).data(), d.Sw.col(va + k).data());

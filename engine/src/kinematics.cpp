@@ -50,6 +50,8 @@ void Data::resize(const Model& m) {
   // Constant parts of X_PB(q) for single-coordinate joints (Rodrigues:
   // R_J = 1 + sin q·K + (1 − cos q)·K², K = [a×]).
   jointPose.assign(nb, JointPoseCache{});
+  constS.assign(nb, 0);
+  for (std::size_t b = 0; b < nb; ++b) constS[b] = m.jnt_constantS[b] ? 1 : 0;
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
     JointPoseCache& jc = jointPose[b];
@@ -136,6 +138,26 @@ inline void combine3(double* out, const double* a, const double* b, const double
   out[2] = a[2] + s * b[2] + c * e[2];
 }
 
+// (Rout, pout) = (RW·R, RW·p + pW) for column-major 3×3 rotations; rows x, y
+// as lane pairs, row z scalar.
+inline void composePose(const double* RW, const double* pW, const double* R, const double* p, double* Rout,
+                        double* pout) {
+  using namespace kern;
+  const v2d A0 = load2(RW), A1 = load2(RW + 3), A2 = load2(RW + 6);
+  const double z0 = RW[2], z1 = RW[5], z2 = RW[8];
+  const auto col = [&](const double* x, double* out) {
+    const double x0 = x[0], x1 = x[1], x2 = x[2];
+    store2(out, (A0 * splat(x0) + A1 * splat(x1)) + A2 * splat(x2));
+    out[2] = (z0 * x0 + z1 * x1) + z2 * x2;
+  };
+  col(R, Rout);
+  col(R + 3, Rout + 3);
+  col(R + 6, Rout + 6);
+  const double x0 = p[0], x1 = p[1], x2 = p[2];
+  store2(pout, ((A0 * splat(x0) + A1 * splat(x1)) + A2 * splat(x2)) + load2(pW));
+  pout[2] = ((z0 * x0 + z1 * x1) + z2 * x2) + pW[2];
+}
+
 }  // namespace
 
 [[gnu::flatten]] void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d) {
@@ -176,7 +198,7 @@ inline void combine3(double* out, const double* a, const double* b, const double
       }
     }
     const int nv = m.jnt_nv[b];
-    if (nv > 0 && !m.jnt_constantS[b]) {
+    if (nv > 0 && !d.constS[b]) {
       Matrix6X6max SJ(6, nv);
       jointMotionSubspace(m, i, qi, SJ);
       m.jnt_childOffset[b].actMotionColumns(SJ, d.S.middleCols(m.jnt_vadr[b], nv));
@@ -187,13 +209,7 @@ inline void combine3(double* out, const double* a, const double* b, const double
       XW = X;
     } else {
       const SE3& XWP = d.X_WB[static_cast<std::size_t>(p)];
-      const kern::M3 RW = kern::ldM3(XWP.R.data());
-      const double* Rpb = X.R.data();
-      double* out = XW.R.data();
-      kern::st3(out, RW * kern::ld3(Rpb));
-      kern::st3(out + 3, RW * kern::ld3(Rpb + 3));
-      kern::st3(out + 6, RW * kern::ld3(Rpb + 6));
-      kern::st3(XW.p.data(), RW * kern::ld3(X.p.data()) + kern::ld3(XWP.p.data()));
+      composePose(XWP.R.data(), XWP.p.data(), X.R.data(), X.p.data(), XW.R.data(), XW.p.data());
     }
   }
 }
@@ -221,18 +237,16 @@ inline void combine3(double* out, const double* a, const double* b, const double
       V6.b += s6.b * qd;
       V6.c += s6.c * qd;
       kern::store6(Vi.data(), V6);
-      if (!m.jnt_constantS[b]) {
+      if (!d.constS[b]) {
         Matrix6X6max SdJ(6, 1);
         jointMotionSubspaceDot(m, i, q.data() + m.jnt_qadr[b], v.data() + va, SdJ);
         d.Sdot.col(va) = m.jnt_childOffset[b].actMotion(SdJ.col(0));
         d.cJ[b] = d.Sdot.col(va) * v[va];
-      } else {
-        d.cJ[b].setZero();
-      }
+      }  // constant S: cJ stays zero (set by resize(), written only here)
     } else if (nv > 0) {
       for (int k = 0; k < nv; ++k) Vi += d.S.col(va + k) * v[va + k];
       d.cJ[b].setZero();
-      if (!m.jnt_constantS[b]) {
+      if (!d.constS[b]) {
         Matrix6X6max SdJ(6, nv);
         jointMotionSubspaceDot(m, i, q.data() + m.jnt_qadr[b], v.data() + va, SdJ);
         m.jnt_childOffset[b].actMotionColumns(SdJ, d.Sdot.middleCols(va, nv));

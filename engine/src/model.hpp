@@ -114,6 +114,7 @@ struct Data {
     PoseKind kind = PoseKind::Generic;
   };
   std::vector<JointPoseCache> jointPose;
+  std::vector<std::uint8_t> constS;  // per body: Model::jnt_constantS as bytes
   // ABA / CRBA scratch in world-aligned coordinates about a per-tree origin
   // Ow (the position of the tree's root body, so that lever arms stay small
   // far from the world origin): motion subspaces Sw (6 × nv), body

@@ -7,6 +7,8 @@
 
 #include <articula/types.hpp>
 
+#include <cstdint>
+
 namespace articula::detail {
 
 inline Matrix3d skew(const Vector3d& w) {
@@ -203,33 +205,71 @@ inline D3 operator*(const M3& R, const D3& x) {
           R.c0.z * x.x + R.c1.z * x.y + R.c2.z * x.z};
 }
 
+// Compact world rigid inertia [W, [h×]; −[h×], m·1]: W as column pairs
+// (W00, W10), (W01, W11), row pair (W20, W21) and W22.
+struct RigidW {
+  v2d c0, c1, r2;
+  double w22;
+  D3 h;
+};
+
 // Spatial inertia about A's origin in A coordinates of a rigid body with mass
 // m, COM c_B and rotational inertia Ic_B about the COM (B axes), for
 // R, t = X_AB: transformInertia(X_AB, spatialInertia(m, c_B, Ic_B)) at the
 // cost of one 3×3 rotation R Ic Rᵀ. All 36 entries written to I
 // (column-major): [W, [h×]; −[h×], m·1] with c = R c_B + t, h = m c,
-// W = R Ic Rᵀ + m(|c|²1 − c cᵀ).
-inline void worldRigidInertia(const M3& R, const D3& t, double mass, const Vector3d& com, const Matrix3d& Ic,
-                              double* I) {
-  const D3 cw = R * ld3(com.data()) + t;
-  const D3 h = mass * cw;
+// W = R Ic Rᵀ + m(|c|²1 − c cᵀ). R is read from Rp (column-major 3×3).
+inline RigidW worldRigidInertia(const double* Rp, const D3& t, double mass, const Vector3d& com,
+                                const Matrix3d& Ic, double* I) {
+  const v2d R0 = load2(Rp), R1 = load2(Rp + 3), R2 = load2(Rp + 6);  // rows x, y of columns
+  const double z0 = Rp[2], z1 = Rp[5], z2 = Rp[8];                    // row z
   const double* J = Ic.data();
-  // T = R Ic (columns)
-  const D3 T0 = R * ld3(J), T1 = R * ld3(J + 3), T2 = R * ld3(J + 6);
-  const double hc = dot(h, cw);
-  // W(i,j) = Σ_k T(i,k) R(j,k) + hc δ_ij − h_i cw_j
-  const double w00 = T0.x * R.c0.x + T1.x * R.c1.x + T2.x * R.c2.x - h.x * cw.x + hc;
-  const double w11 = T0.y * R.c0.y + T1.y * R.c1.y + T2.y * R.c2.y - h.y * cw.y + hc;
-  const double w22 = T0.z * R.c0.z + T1.z * R.c1.z + T2.z * R.c2.z - h.z * cw.z + hc;
-  const double w10 = T0.y * R.c0.x + T1.y * R.c1.x + T2.y * R.c2.x - h.y * cw.x;
-  const double w20 = T0.z * R.c0.x + T1.z * R.c1.x + T2.z * R.c2.x - h.z * cw.x;
-  const double w21 = T0.z * R.c0.y + T1.z * R.c1.y + T2.z * R.c2.y - h.z * cw.y;
-  I[0] = w00, I[1] = w10, I[2] = w20, I[3] = 0.0, I[4] = -h.z, I[5] = h.y;
-  I[6] = w10, I[7] = w11, I[8] = w21, I[9] = h.z, I[10] = 0.0, I[11] = -h.x;
-  I[12] = w20, I[13] = w21, I[14] = w22, I[15] = -h.y, I[16] = h.x, I[17] = 0.0;
-  I[18] = 0.0, I[19] = h.z, I[20] = -h.y, I[21] = mass, I[22] = 0.0, I[23] = 0.0;
-  I[24] = -h.z, I[25] = 0.0, I[26] = h.x, I[27] = 0.0, I[28] = mass, I[29] = 0.0;
-  I[30] = h.y, I[31] = -h.x, I[32] = 0.0, I[33] = 0.0, I[34] = 0.0, I[35] = mass;
+  const double* cb = com.data();
+  // c = R c_B + t
+  const v2d cxy = (R0 * splat(cb[0]) + R1 * splat(cb[1])) + (R2 * splat(cb[2]) + v2d{t.x, t.y});
+  const double cz = (z0 * cb[0] + z1 * cb[1]) + (z2 * cb[2] + t.z);
+  const v2d m2 = splat(mass);
+  const v2d hxy = m2 * cxy;
+  const double hz = mass * cz;
+  const double hc = hsum(hxy * cxy) + hz * cz;
+  v2d c0, c1, r2;
+  double w22;
+  std::uint64_t off[9];  // bits of Ic
+  __builtin_memcpy(off, J, sizeof off);
+  if ((off[1] | off[2] | off[3] | off[5] | off[6] | off[7]) == 0) {
+    // Diagonal Ic (principal body axes): R Ic Rᵀ = Σ_k λ_k r_k r_kᵀ.
+    const v2d L0 = splat(J[0]) * R0, L1 = splat(J[4]) * R1, L2 = splat(J[8]) * R2;
+    const double l0 = J[0] * z0, l1 = J[4] * z1, l2 = J[8] * z2;
+    c0 = (splat(L0[0]) * R0 + splat(L1[0]) * R1) + splat(L2[0]) * R2 - hxy * splat(cxy[0]);
+    c1 = (splat(L0[1]) * R0 + splat(L1[1]) * R1) + splat(L2[1]) * R2 - hxy * splat(cxy[1]);
+    r2 = (splat(l0) * R0 + splat(l1) * R1) + splat(l2) * R2 - splat(hz) * cxy;
+    w22 = (l0 * z0 + l1 * z1) + (l2 * z2 - hz * cz) + hc;
+  } else {
+    // T = R Ic: rows x, y of each column (pairs) and row z (J symmetric).
+    const v2d T0 = (R0 * splat(J[0]) + R1 * splat(J[1])) + R2 * splat(J[2]);
+    const v2d T1 = (R0 * splat(J[3]) + R1 * splat(J[4])) + R2 * splat(J[5]);
+    const v2d T2 = (R0 * splat(J[6]) + R1 * splat(J[7])) + R2 * splat(J[8]);
+    const v2d Tz01 = (splat(z0) * load2(J) + splat(z1) * load2(J + 3)) + splat(z2) * load2(J + 6);
+    const double Tz2 = (z0 * J[2] + z1 * J[5]) + z2 * J[8];
+    // W = T Rᵀ − h cᵀ + hc·1.
+    c0 = (T0 * splat(R0[0]) + T1 * splat(R1[0])) + T2 * splat(R2[0]) - hxy * splat(cxy[0]);
+    c1 = (T0 * splat(R0[1]) + T1 * splat(R1[1])) + T2 * splat(R2[1]) - hxy * splat(cxy[1]);
+    r2 = (splat(Tz01[0]) * R0 + splat(Tz01[1]) * R1) + splat(Tz2) * R2 - splat(hz) * cxy;
+    w22 = (Tz01[0] * z0 + Tz01[1] * z1) + (Tz2 * z2 - hz * cz) + hc;
+  }
+  c0[0] += hc;
+  c1[1] += hc;
+  const double hx = hxy[0], hy = hxy[1];
+  store2(I, c0);
+  I[2] = r2[0], I[3] = 0.0, I[4] = -hz, I[5] = hy;
+  store2(I + 6, v2d{c0[1], c1[1]});
+  I[8] = r2[1], I[9] = hz, I[10] = 0.0, I[11] = -hx;
+  store2(I + 12, r2);
+  I[14] = w22, I[15] = -hy, I[16] = hx, I[17] = 0.0;
+  I[18] = 0.0, I[19] = hz, I[20] = -hy, I[21] = mass, I[22] = 0.0, I[23] = 0.0;
+  I[24] = -hz, I[25] = 0.0, I[26] = hx, I[27] = 0.0, I[28] = mass, I[29] = 0.0;
+  I[30] = hy, I[31] = -hx, I[32] = 0.0, I[33] = 0.0, I[34] = 0.0, I[35] = mass;
+  return {v2d{c0[0], c0[1]}, v2d{c0[1], c1[1]}, r2, w22, D3{hx, hy, hz}};
 }
 
 inline D3 operator-(const D3& a, const D3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
