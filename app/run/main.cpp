@@ -106,6 +106,10 @@ RunOptions parseRun(const std::vector<std::string>& args) {
   return o;
 }
 
+std::string counted(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 std::string integratorName(articula::Integrator i) {
   return i == articula::Integrator::RungeKutta4 ? "RK4" : "semi-implicit Euler";
 }
@@ -179,8 +183,10 @@ int run(const RunOptions& o) {
 
   std::printf("Articula headless run\n");
   std::printf("  scene          %s\n", o.scene.c_str());
-  std::printf("  objects        %zu multibodies, %zu rigid bodies, %d DoF (%d position coordinates)\n",
-              world.numMultibodies(), world.numRigidBodies(), world.numDofs(), world.numPositions());
+  std::printf("  objects        %s, %s, %d DoF (%d position coordinates)\n",
+              counted(world.numMultibodies(), "multibody", "multibodies").c_str(),
+              counted(world.numRigidBodies(), "rigid body", "rigid bodies").c_str(), world.numDofs(),
+              world.numPositions());
   std::printf("  integrator     %s, dt = %g s\n", integratorName(wo.integrator).c_str(), wo.timeStep);
   std::printf("  steps          %ld (simulated %.4f s)\n", steps, world.getTime());
   std::printf("  wall time      %.4f s (real-time factor %.1f)\n", wall, wall > 0.0 ? world.getTime() / wall : 0.0);
