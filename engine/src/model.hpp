@@ -55,6 +55,7 @@ struct Model {
   VectorXd dof_stiffness;                  // spring stiffness
   VectorXd dof_restPosition;               // spring rest position (vector joints only)
   bool anySpringOrDamper = false;          // any nonzero damping or stiffness
+  bool anyVaryingMotionSubspace = false;   // any joint whose S depends on q (universal, euler, planar)
 
   // ---- per owner ----
   std::vector<OwnerKind> owner_kind;

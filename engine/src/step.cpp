@@ -87,8 +87,14 @@ void WorldImpl::stepOnce() {
   Clock::time_point t2;
 
   if (options.integrator == Integrator::SemiImplicitEuler) {
-    // 1. kinematics
-    ensureVelocities();
+    // 1. kinematics. The articulated-body pass rebuilds velocities in its own
+    // frame; the body-frame velocity pass is needed only for Ṡ·q̇ of joints
+    // whose motion subspace depends on q.
+    if (model.anyVaryingMotionSubspace) {
+      ensureVelocities();
+    } else {
+      ensurePositions();
+    }
     t1 = Clock::now();
     // 2. dynamics
     computeForwardDynamicsAll(state.q, state.v, true, state.vdot);
@@ -117,7 +123,7 @@ void WorldImpl::stepOnce() {
         data.vk = data.v0 + (kStageStep[s] * h) * state.vdot;
       }
       forwardKinematicsPositions(model, data.qk, data);
-      forwardKinematicsVelocities(model, data.qk, data.vk, data);
+      if (model.anyVaryingMotionSubspace) forwardKinematicsVelocities(model, data.qk, data.vk, data);
       const auto tk = Clock::now();
       computeForwardDynamicsAll(data.qk, data.vk, false, state.vdot);
       positionDerivative(model, data.qk, data.vk, data.qdotk);

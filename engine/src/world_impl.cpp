@@ -405,6 +405,8 @@ void WorldImpl::compile() {
     if (initTau[b]->size() == nv) st.tau.segment(va, nv) = *initTau[b];
   }
   m.anySpringOrDamper = (m.dof_damping.array() != 0.0).any() || (m.dof_stiffness.array() != 0.0).any();
+  m.anyVaryingMotionSubspace =
+      std::find(m.jnt_constantS.begin(), m.jnt_constantS.end(), false) != m.jnt_constantS.end();
 
   const double time = state.time;
   const std::uint64_t frame = state.frameIndex;
