@@ -407,7 +407,6 @@ Matrix6Xd Multibody::getJacobianTimeDerivative(const Link& link, const Vector3d&
   detail::spatialJacobianWorldDot(w.model, w.data, body, r.b0, r.b1, Jsd);
   const auto& X = w.data.X_WB[b];
   const Vector3d p = X.transformPoint(offset);
-  const Vector3d wW = X.R * w.data.V[b].head<3>();
   const Vector3d pdot = X.R * (w.data.V[b].tail<3>() + w.data.V[b].head<3>().cross(offset));
   // World-coordinate derivative of the point Jacobian.
   Matrix6Xd Jd(6, r.nv);
@@ -422,7 +421,6 @@ Matrix6Xd Multibody::getJacobianTimeDerivative(const Link& link, const Vector3d&
   Matrix6Xd out(6, r.nv);
   out.topRows<3>() = R_WC.transpose() * (Jd.topRows<3>() - Wc * J.topRows<3>());
   out.bottomRows<3>() = R_WC.transpose() * (Jd.bottomRows<3>() - Wc * J.bottomRows<3>());
-  (void)wW;
   return out;
 }
 
