@@ -18,9 +18,11 @@ void doublePendulum(World& world) {
   auto mb = world.addMultibody("double_pendulum");
   Inertia rod = Inertia::cylinder(1.0, 0.02, 0.5);
   rod.com = Vector3d(0, 0, -0.25);
-  auto upper = mb.addLink({"upper", rod}, JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, 2)).named("shoulder"));
-  auto lower = mb.addLink({"lower", rod}, upper,
-                          JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, -0.5)).named("elbow"));
+  auto upper = mb.addLink(
+      {"upper", rod}, JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, 2)).named("shoulder"));
+  auto lower =
+      mb.addLink({"lower", rod}, upper,
+                 JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, -0.5)).named("elbow"));
   upper.getParentJoint().setPosition(0, 1.2);
   lower.getParentJoint().setPosition(0, -0.4);
 }

@@ -7,6 +7,7 @@
 
 #include <articula/articula.hpp>
 
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +16,6 @@
 #include <iostream>
 #include <optional>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -215,7 +215,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!args.empty() && args[0] == "list") {
-    for (const auto& s : articula::scenes::builtinScenes()) std::printf("  %-16s %s\n", s.name.c_str(), s.description.c_str());
+    for (const auto& s : articula::scenes::builtinScenes())
+      std::printf("  %-16s %s\n", s.name.c_str(), s.description.c_str());
     return 0;
   }
   if (!args.empty() && args[0] == "run") args.erase(args.begin());

@@ -138,8 +138,8 @@ namespace {
     const auto b = static_cast<std::size_t>(i);
     const SE3& X = d.X_WB[b];
     const D3 t = ld3(X.p.data()) - ld3(d.Ow[b].data());
-    const RigidW Iw = worldRigidInertia(X.R.data(), t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b],
-                                        d.IA[b].data());
+    const RigidW Iw =
+        worldRigidInertia(X.R.data(), t, m.body_mass[b], m.body_com[b], m.body_inertiaCom[b], d.IA[b].data());
     const double* Vw = d.Vw[b].data();
     const D3 w = ld3(Vw), vl = ld3(Vw + 3);
     // pA = V ×* (I V) with I = [W, [h×]; −[h×], m·1] (W symmetric):
@@ -159,8 +159,8 @@ namespace {
   }
 }
 
-[[gnu::noinline, gnu::flatten]] void abaPass2(const Model& m, const VectorXd& tau, const VectorXd& extraInertia,
-                                              int b0, int b1, Data& d) {
+[[gnu::noinline, gnu::flatten]] void abaPass2(const Model& m, const VectorXd& tau, const VectorXd& extraInertia, int b0,
+                                              int b1, Data& d) {
   // Pass 2 (inward): articulated inertias and bias forces.
   for (int i = b1 - 1; i >= b0; --i) {
     const auto b = static_cast<std::size_t>(i);
@@ -211,7 +211,6 @@ namespace {
       d.IA[pb] += d.IA[b];
     }
   }
-
 }
 
 [[gnu::noinline, gnu::flatten]] void abaPass3(const Model& m, int b0, int b1, Data& d, VectorXd& vdot) {
@@ -246,9 +245,8 @@ namespace {
 
 }  // namespace
 
-void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
-                              const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
-                              int b0, int b1, Data& d, VectorXd& vdot) {
+void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau, const std::vector<Vector6d>& fext,
+                              const VectorXd& extraInertia, int b0, int b1, Data& d, VectorXd& vdot) {
   abaPass1(m, v, fext, b0, b1, d);
   abaPass2(m, tau, extraInertia, b0, b1, d);
   abaPass3(m, b0, b1, d, vdot);

@@ -20,17 +20,15 @@ void forwardKinematicsAccelerations(const Model& m, const VectorXd& v, const Vec
 // Reads X_WB, S, cJ and v (velocities are rebuilt in the per-tree frame; pass
 // the v used for forwardKinematicsVelocities). Writes IA, pA, c, a, U, Dinv,
 // u, Sw, Vw, Ow (per-tree frame) and the vdot segment.
-void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau,
-                              const std::vector<Vector6d>& fext, const VectorXd& extraInertia,
-                              int b0, int b1, Data& d, VectorXd& vdot);
+void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau, const std::vector<Vector6d>& fext,
+                              const VectorXd& extraInertia, int b0, int b1, Data& d, VectorXd& vdot);
 
 // Recursive Newton–Euler (Featherstone Table 5.1) over bodies [b0, b1):
 // tau = M vdot + C v + g − Σ Jᵀ fext (+ armature·vdot). `withVelocity`
 // false treats v as zero; `withGravity` false drops gravity; `fext` may be
 // null. Reads X_PB, X_WB, V, S, cJ. Writes a, f, tau segment.
-void recursiveNewtonEuler(const Model& m, const VectorXd& v, const VectorXd& vdot,
-                          const std::vector<Vector6d>* fext, bool withVelocity, bool withGravity,
-                          int b0, int b1, Data& d, VectorXd& tau);
+void recursiveNewtonEuler(const Model& m, const VectorXd& v, const VectorXd& vdot, const std::vector<Vector6d>* fext,
+                          bool withVelocity, bool withGravity, int b0, int b1, Data& d, VectorXd& tau);
 
 // Composite-rigid-body algorithm (Featherstone Table 6.2) over bodies
 // [b0, b1); writes the corresponding block of M (indices relative to
@@ -41,11 +39,9 @@ void compositeRigidBodyAlgorithm(const Model& m, int b0, int b1, Data& d, Matrix
 // World-coordinate spatial Jacobian columns [ω; v at world origin] of body
 // `body` for the DoFs of bodies in [b0, b1) (columns relative to the first
 // DoF of b0); zero for DoFs not supporting the body. Reads X_WB, S.
-void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int b1,
-                          Eigen::Ref<Matrix6Xd> J);
+void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int b1, Eigen::Ref<Matrix6Xd> J);
 // Time derivative of spatialJacobianWorld. Reads X_WB, V, S, Sdot.
-void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int b1,
-                             Eigen::Ref<Matrix6Xd> Jdot);
+void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int b1, Eigen::Ref<Matrix6Xd> Jdot);
 
 // Kinetic energy ½ vᵀ M v = ½ Σ Vᵀ I V + ½ Σ armature v² over bodies [b0, b1). Reads V.
 double kineticEnergy(const Model& m, const Data& d, const VectorXd& v, int b0, int b1);

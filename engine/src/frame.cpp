@@ -73,7 +73,9 @@ void checkPair(const Frame& a, const Frame& b) {
 
 }  // namespace
 
-Frame Frame::World() { return Frame(nullptr, FrameKind::World, 0, 0); }
+Frame Frame::World() {
+  return Frame(nullptr, FrameKind::World, 0, 0);
+}
 
 bool Frame::isValid() const {
   if (m_kind == FrameKind::World) return true;
@@ -103,7 +105,8 @@ Frame Frame::getParentFrame() const {
       if (r.kind == FrameKind::World) return Frame::World();
       return Frame(m_world, r.kind, r.index, r.generation);
     }
-    default: return Frame::World();
+    default:
+      return Frame::World();
   }
 }
 
@@ -144,8 +147,7 @@ Vector3d Frame::getLinearVelocity(const Frame& relativeTo, const Frame& inCoordi
   return getLinearVelocity(Vector3d::Zero(), relativeTo, inCoordinatesOf);
 }
 
-Vector3d Frame::getLinearVelocity(const Vector3d& offset, const Frame& relativeTo,
-                                  const Frame& inCoordinatesOf) const {
+Vector3d Frame::getLinearVelocity(const Vector3d& offset, const Frame& relativeTo, const Frame& inCoordinatesOf) const {
   checkPair(*this, relativeTo);
   checkPair(*this, inCoordinatesOf);
   const PointMotion B = pointMotion(*this, offset, true, false);

@@ -6,8 +6,7 @@
 
 namespace articula::detail {
 
-void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int /*b1*/,
-                          Eigen::Ref<Matrix6Xd> J) {
+void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int /*b1*/, Eigen::Ref<Matrix6Xd> J) {
   const int vbase = m.jnt_vadr[static_cast<std::size_t>(b0)];
   J.setZero();
   for (int k = body; k >= 0; k = m.body_parent[static_cast<std::size_t>(k)]) {
@@ -18,8 +17,7 @@ void spatialJacobianWorld(const Model& m, const Data& d, int body, int b0, int /
   }
 }
 
-void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int /*b1*/,
-                             Eigen::Ref<Matrix6Xd> Jdot) {
+void spatialJacobianWorldDot(const Model& m, const Data& d, int body, int b0, int /*b1*/, Eigen::Ref<Matrix6Xd> Jdot) {
   const int vbase = m.jnt_vadr[static_cast<std::size_t>(b0)];
   Jdot.setZero();
   for (int k = body; k >= 0; k = m.body_parent[static_cast<std::size_t>(k)]) {

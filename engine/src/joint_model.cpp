@@ -16,8 +16,7 @@ Matrix3d axisRotation(const Vector3d& axis, double angle) {
 // final frame the k-th column of S is s_k = (R_{k+1} ⋯ R_n)ᵀ a_k and
 // ṡ_k = s_k × Σ_{j>k} s_j θ̇_j (derivative of the trailing rotations).
 template <int N>
-void chainedRotationSubspace(const std::array<Vector3d, 3>& axes, const double* q,
-                             Eigen::Ref<Matrix6Xd> S) {
+void chainedRotationSubspace(const std::array<Vector3d, 3>& axes, const double* q, Eigen::Ref<Matrix6Xd> S) {
   Matrix3d trailing = Matrix3d::Identity();  // (R_{k+1} ⋯ R_n)ᵀ
   for (int k = N - 1; k >= 0; --k) {
     S.col(k).head<3>() = trailing * axes[static_cast<std::size_t>(k)];
@@ -27,8 +26,8 @@ void chainedRotationSubspace(const std::array<Vector3d, 3>& axes, const double* 
 }
 
 template <int N>
-void chainedRotationSubspaceDot(const std::array<Vector3d, 3>& axes, const double* q,
-                                const double* v, Eigen::Ref<Matrix6Xd> Sdot) {
+void chainedRotationSubspaceDot(const std::array<Vector3d, 3>& axes, const double* q, const double* v,
+                                Eigen::Ref<Matrix6Xd> Sdot) {
   Eigen::Matrix<double, 6, N> S;
   chainedRotationSubspace<N>(axes, q, S);
   Vector3d trailingOmega = Vector3d::Zero();  // Σ_{j>k} s_j θ̇_j
@@ -98,13 +97,20 @@ std::array<Vector3d, 3> eulerAxes(EulerOrder order) {
   const Vector3d Y = Vector3d::UnitY();
   const Vector3d Z = Vector3d::UnitZ();
   switch (order) {
-    case EulerOrder::XYZ: return {X, Y, Z};
-    case EulerOrder::ZYX: return {Z, Y, X};
-    case EulerOrder::ZYZ: return {Z, Y, Z};
-    case EulerOrder::XZY: return {X, Z, Y};
-    case EulerOrder::YXZ: return {Y, X, Z};
-    case EulerOrder::YZX: return {Y, Z, X};
-    case EulerOrder::ZXY: return {Z, X, Y};
+    case EulerOrder::XYZ:
+      return {X, Y, Z};
+    case EulerOrder::ZYX:
+      return {Z, Y, X};
+    case EulerOrder::ZYZ:
+      return {Z, Y, Z};
+    case EulerOrder::XZY:
+      return {X, Z, Y};
+    case EulerOrder::YXZ:
+      return {Y, X, Z};
+    case EulerOrder::YZX:
+      return {Y, Z, X};
+    case EulerOrder::ZXY:
+      return {Z, X, Y};
   }
   return {X, Y, Z};
 }
@@ -112,22 +118,27 @@ std::array<Vector3d, 3> eulerAxes(EulerOrder order) {
 SE3 jointTransform(const Model& m, int j, const double* q) {
   const auto& ax = m.jnt_axes[static_cast<std::size_t>(j)];
   switch (m.jnt_type[static_cast<std::size_t>(j)]) {
-    case JointType::Weld: return SE3::identity();
-    case JointType::Revolute: return {axisRotation(ax[0], q[0]), Vector3d::Zero()};
-    case JointType::Prismatic: return {Matrix3d::Identity(), ax[0] * q[0]};
+    case JointType::Weld:
+      return SE3::identity();
+    case JointType::Revolute:
+      return {axisRotation(ax[0], q[0]), Vector3d::Zero()};
+    case JointType::Prismatic:
+      return {Matrix3d::Identity(), ax[0] * q[0]};
     case JointType::Screw:
       return {axisRotation(ax[0], q[0]), ax[0] * (m.jnt_pitch[static_cast<std::size_t>(j)] * q[0])};
     case JointType::Universal:
       return {axisRotation(ax[0], q[0]) * axisRotation(ax[1], q[1]), Vector3d::Zero()};
-    case JointType::Ball: return {quatToRotation(q), Vector3d::Zero()};
+    case JointType::Ball:
+      return {quatToRotation(q), Vector3d::Zero()};
     case JointType::Euler:
-      return {axisRotation(ax[0], q[0]) * axisRotation(ax[1], q[1]) * axisRotation(ax[2], q[2]),
-              Vector3d::Zero()};
+      return {axisRotation(ax[0], q[0]) * axisRotation(ax[1], q[1]) * axisRotation(ax[2], q[2]), Vector3d::Zero()};
     case JointType::Planar:
       // Translation in the plane of axes[0], axes[1], then rotation about axes[2] = normal.
       return {axisRotation(ax[2], q[2]), ax[0] * q[0] + ax[1] * q[1]};
-    case JointType::Translational: return {Matrix3d::Identity(), Vector3d(q[0], q[1], q[2])};
-    case JointType::Free: return {quatToRotation(q + 3), Vector3d(q[0], q[1], q[2])};
+    case JointType::Translational:
+      return {Matrix3d::Identity(), Vector3d(q[0], q[1], q[2])};
+    case JointType::Free:
+      return {quatToRotation(q + 3), Vector3d(q[0], q[1], q[2])};
   }
   return SE3::identity();
 }
@@ -136,16 +147,27 @@ void jointMotionSubspace(const Model& m, int j, const double* q, Eigen::Ref<Matr
   const auto& ax = m.jnt_axes[static_cast<std::size_t>(j)];
   S.setZero();
   switch (m.jnt_type[static_cast<std::size_t>(j)]) {
-    case JointType::Weld: break;
-    case JointType::Revolute: S.col(0).head<3>() = ax[0]; break;
-    case JointType::Prismatic: S.col(0).tail<3>() = ax[0]; break;
+    case JointType::Weld:
+      break;
+    case JointType::Revolute:
+      S.col(0).head<3>() = ax[0];
+      break;
+    case JointType::Prismatic:
+      S.col(0).tail<3>() = ax[0];
+      break;
     case JointType::Screw:
       S.col(0).head<3>() = ax[0];
       S.col(0).tail<3>() = ax[0] * m.jnt_pitch[static_cast<std::size_t>(j)];
       break;
-    case JointType::Universal: chainedRotationSubspace<2>(ax, q, S); break;
-    case JointType::Ball: S.topRows<3>().setIdentity(); break;
-    case JointType::Euler: chainedRotationSubspace<3>(ax, q, S); break;
+    case JointType::Universal:
+      chainedRotationSubspace<2>(ax, q, S);
+      break;
+    case JointType::Ball:
+      S.topRows<3>().setIdentity();
+      break;
+    case JointType::Euler:
+      chainedRotationSubspace<3>(ax, q, S);
+      break;
     case JointType::Planar: {
       // Body velocity: ω = n θ̇, v = Rᵀ (e1 ẋ + e2 ẏ).
       const Matrix3d Rt = axisRotation(ax[2], q[2]).transpose();
@@ -154,18 +176,25 @@ void jointMotionSubspace(const Model& m, int j, const double* q, Eigen::Ref<Matr
       S.col(2).head<3>() = ax[2];
       break;
     }
-    case JointType::Translational: S.bottomRows<3>().setIdentity(); break;
-    case JointType::Free: S.setIdentity(); break;
+    case JointType::Translational:
+      S.bottomRows<3>().setIdentity();
+      break;
+    case JointType::Free:
+      S.setIdentity();
+      break;
   }
 }
 
-void jointMotionSubspaceDot(const Model& m, int j, const double* q, const double* v,
-                            Eigen::Ref<Matrix6Xd> Sdot) {
+void jointMotionSubspaceDot(const Model& m, int j, const double* q, const double* v, Eigen::Ref<Matrix6Xd> Sdot) {
   const auto& ax = m.jnt_axes[static_cast<std::size_t>(j)];
   Sdot.setZero();
   switch (m.jnt_type[static_cast<std::size_t>(j)]) {
-    case JointType::Universal: chainedRotationSubspaceDot<2>(ax, q, v, Sdot); break;
-    case JointType::Euler: chainedRotationSubspaceDot<3>(ax, q, v, Sdot); break;
+    case JointType::Universal:
+      chainedRotationSubspaceDot<2>(ax, q, v, Sdot);
+      break;
+    case JointType::Euler:
+      chainedRotationSubspaceDot<3>(ax, q, v, Sdot);
+      break;
     case JointType::Planar: {
       // d/dt(Rᵀ e) = −θ̇ n × (Rᵀ e).
       const Matrix3d Rt = axisRotation(ax[2], q[2]).transpose();
@@ -173,14 +202,18 @@ void jointMotionSubspaceDot(const Model& m, int j, const double* q, const double
       Sdot.col(1).tail<3>() = -v[2] * ax[2].cross(Rt * ax[1]);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
 void jointIntegrate(JointType type, const double* q, const double* v, double h, double* qOut) {
   switch (type) {
-    case JointType::Weld: break;
-    case JointType::Ball: quatIntegrate(q, v, h, qOut); break;
+    case JointType::Weld:
+      break;
+    case JointType::Ball:
+      quatIntegrate(q, v, h, qOut);
+      break;
     case JointType::Free: {
       // p ← p + h R v_B (body-frame linear velocity), R ← R exp(h ω_B).
       const Matrix3d R = quatToRotation(q + 3);
@@ -199,8 +232,11 @@ void jointIntegrate(JointType type, const double* q, const double* v, double h, 
 
 void jointPositionDerivative(JointType type, const double* q, const double* v, double* qdot) {
   switch (type) {
-    case JointType::Weld: break;
-    case JointType::Ball: quatDerivative(q, v, qdot); break;
+    case JointType::Weld:
+      break;
+    case JointType::Ball:
+      quatDerivative(q, v, qdot);
+      break;
     case JointType::Free: {
       const Matrix3d R = quatToRotation(q + 3);
       const Vector3d pdot = R * Vector3d(v[3], v[4], v[5]);

@@ -13,8 +13,7 @@ SE3 jointTransform(const Model& m, int j, const double* q);
 void jointMotionSubspace(const Model& m, int j, const double* q, Eigen::Ref<Matrix6Xd> S);
 // Ṡ(q, q̇) (6 × nv), joint child-side frame coordinates; only for joints
 // whose S is not constant (others: zero).
-void jointMotionSubspaceDot(const Model& m, int j, const double* q, const double* v,
-                            Eigen::Ref<Matrix6Xd> Sdot);
+void jointMotionSubspaceDot(const Model& m, int j, const double* q, const double* v, Eigen::Ref<Matrix6Xd> Sdot);
 // qOut = q ⊕ h·v (Lie-group update for ball/free, addition otherwise).
 void jointIntegrate(JointType type, const double* q, const double* v, double h, double* qOut);
 // q̇ = G(q)·v as an nq-vector (quaternion derivative for ball/free).

@@ -5,48 +5,69 @@ namespace articula {
 
 int numPositions(JointType type) {
   switch (type) {
-    case JointType::Weld: return 0;
+    case JointType::Weld:
+      return 0;
     case JointType::Revolute:
     case JointType::Prismatic:
-    case JointType::Screw: return 1;
-    case JointType::Universal: return 2;
-    case JointType::Ball: return 4;
+    case JointType::Screw:
+      return 1;
+    case JointType::Universal:
+      return 2;
+    case JointType::Ball:
+      return 4;
     case JointType::Euler:
     case JointType::Planar:
-    case JointType::Translational: return 3;
-    case JointType::Free: return 7;
+    case JointType::Translational:
+      return 3;
+    case JointType::Free:
+      return 7;
   }
   return 0;
 }
 
 int numDofs(JointType type) {
   switch (type) {
-    case JointType::Weld: return 0;
+    case JointType::Weld:
+      return 0;
     case JointType::Revolute:
     case JointType::Prismatic:
-    case JointType::Screw: return 1;
-    case JointType::Universal: return 2;
+    case JointType::Screw:
+      return 1;
+    case JointType::Universal:
+      return 2;
     case JointType::Ball:
     case JointType::Euler:
     case JointType::Planar:
-    case JointType::Translational: return 3;
-    case JointType::Free: return 6;
+    case JointType::Translational:
+      return 3;
+    case JointType::Free:
+      return 6;
   }
   return 0;
 }
 
 std::string_view toString(JointType type) {
   switch (type) {
-    case JointType::Weld: return "weld";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Screw: return "screw";
-    case JointType::Universal: return "universal";
-    case JointType::Ball: return "ball";
-    case JointType::Euler: return "euler";
-    case JointType::Planar: return "planar";
-    case JointType::Translational: return "translational";
-    case JointType::Free: return "free";
+    case JointType::Weld:
+      return "weld";
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Prismatic:
+      return "prismatic";
+    case JointType::Screw:
+      return "screw";
+    case JointType::Universal:
+      return "universal";
+    case JointType::Ball:
+      return "ball";
+    case JointType::Euler:
+      return "euler";
+    case JointType::Planar:
+      return "planar";
+    case JointType::Translational:
+      return "translational";
+    case JointType::Free:
+      return "free";
   }
   return "unknown";
 }
@@ -91,7 +112,9 @@ JointSpec JointSpec::universal(const Vector3d& axis1, const Vector3d& axis2) {
   return s;
 }
 
-JointSpec JointSpec::ball() { return ofType(JointType::Ball); }
+JointSpec JointSpec::ball() {
+  return ofType(JointType::Ball);
+}
 
 JointSpec JointSpec::euler(EulerOrder order) {
   JointSpec s = ofType(JointType::Euler);
@@ -106,9 +129,13 @@ JointSpec JointSpec::planar(const Vector3d& axis1, const Vector3d& axis2) {
   return s;
 }
 
-JointSpec JointSpec::translational() { return ofType(JointType::Translational); }
+JointSpec JointSpec::translational() {
+  return ofType(JointType::Translational);
+}
 
-JointSpec JointSpec::free() { return ofType(JointType::Free); }
+JointSpec JointSpec::free() {
+  return ofType(JointType::Free);
+}
 
 JointSpec JointSpec::withParentOffset(const Isometry3d& X) const {
   JointSpec s = *this;

@@ -68,14 +68,22 @@ void Data::resize(const Model& m) {
     jc.pc = XP.R * (K2 * XCinv.p);
     jc.pq = XP.R * axis;
     switch (m.jnt_type[b]) {
-      case JointType::Weld: jc.kind = PoseKind::Constant; break;
-      case JointType::Revolute: jc.kind = PoseKind::Rotation; break;
-      case JointType::Prismatic: jc.kind = PoseKind::Translation; break;
+      case JointType::Weld:
+        jc.kind = PoseKind::Constant;
+        break;
+      case JointType::Revolute:
+        jc.kind = PoseKind::Rotation;
+        break;
+      case JointType::Prismatic:
+        jc.kind = PoseKind::Translation;
+        break;
       case JointType::Screw:
         jc.kind = PoseKind::Screw;
         jc.pq *= m.jnt_pitch[b];
         break;
-      default: jc.kind = PoseKind::Generic; break;
+      default:
+        jc.kind = PoseKind::Generic;
+        break;
     }
   }
 }
@@ -104,19 +112,42 @@ inline void fastSinCos(double x, double& s, double& c) {
   }
   const double z = ((ax - y * DP1) - y * DP2) - y * DP3;
   const double zz = z * z;
-  const double ps = z + z * zz * (((((1.58962301576546568060E-10 * zz - 2.50507477628578072866E-8) * zz +
-                                      2.75573136213857245213E-6) * zz - 1.98412698295895385996E-4) * zz +
-                                    8.33333333332211858878E-3) * zz - 1.66666666666666307295E-1);
-  const double pc = 1.0 - 0.5 * zz + zz * zz * (((((-1.13585365213876817300E-11 * zz + 2.08757008419747316778E-9) * zz -
-                                                  2.75573141792967388112E-7) * zz + 2.48015872888517045348E-5) * zz -
-                                                1.38888888888730564116E-3) * zz + 4.16666666666665929218E-2);
+  const double ps =
+      z + z * zz *
+              (((((1.58962301576546568060E-10 * zz - 2.50507477628578072866E-8) * zz + 2.75573136213857245213E-6) * zz -
+                 1.98412698295895385996E-4) *
+                    zz +
+                8.33333333332211858878E-3) *
+                   zz -
+               1.66666666666666307295E-1);
+  const double pc =
+      1.0 - 0.5 * zz +
+      zz * zz *
+          (((((-1.13585365213876817300E-11 * zz + 2.08757008419747316778E-9) * zz - 2.75573141792967388112E-7) * zz +
+             2.48015872888517045348E-5) *
+                zz -
+            1.38888888888730564116E-3) *
+               zz +
+           4.16666666666665929218E-2);
   const long q = (j >> 1) & 3;  // quadrant of ax
-  double sa, ca;                 // sin, cos of ax
+  double sa, ca;                // sin, cos of ax
   switch (q) {
-    case 0: sa = ps; ca = pc; break;
-    case 1: sa = pc; ca = -ps; break;
-    case 2: sa = -ps; ca = -pc; break;
-    default: sa = -pc; ca = ps; break;
+    case 0:
+      sa = ps;
+      ca = pc;
+      break;
+    case 1:
+      sa = pc;
+      ca = -ps;
+      break;
+    case 2:
+      sa = -ps;
+      ca = -pc;
+      break;
+    default:
+      sa = -pc;
+      ca = ps;
+      break;
   }
   s = x < 0.0 ? -sa : sa;
   c = ca;

@@ -15,53 +15,53 @@
 
 namespace articula::detail {
 
-using Matrix6X6max = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;         // 6 × nv, nv ≤ 6, no heap
+using Matrix6X6max = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;              // 6 × nv, nv ≤ 6, no heap
 using MatrixNNmax = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // nv × nv, nv ≤ 6, no heap
-using VectorNmax = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;               // nv, nv ≤ 6, no heap
+using VectorNmax = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;                // nv, nv ≤ 6, no heap
 
 enum class OwnerKind : std::uint8_t { RigidBody, Multibody };
 
 struct Model {
-  int nbody = 0;  // number of bodies
-  int nq = 0;     // position coordinates
-  int nv = 0;     // velocity coordinates (DoFs)
+  int nbody = 0;                      // number of bodies
+  int nq = 0;                         // position coordinates
+  int nv = 0;                         // velocity coordinates (DoFs)
   Vector3d gravity{0.0, 0.0, -9.81};  // world frame (m/s²)
 
   // ---- per body (size nbody) ----
-  std::vector<int> body_parent;            // parent body, −1 = world
-  std::vector<int> body_owner;             // index into owner_* arrays
-  std::vector<std::uint32_t> body_slot;    // facade slot (link or rigid-body index)
-  std::vector<double> body_mass;           // kg
-  std::vector<Vector3d> body_com;          // COM in body frame (m)
-  std::vector<Matrix3d> body_inertiaCom;   // rotational inertia about COM, body axes (kg·m²)
-  std::vector<Matrix6d> body_inertia;      // spatial inertia about body origin, body coordinates
+  std::vector<int> body_parent;           // parent body, −1 = world
+  std::vector<int> body_owner;            // index into owner_* arrays
+  std::vector<std::uint32_t> body_slot;   // facade slot (link or rigid-body index)
+  std::vector<double> body_mass;          // kg
+  std::vector<Vector3d> body_com;         // COM in body frame (m)
+  std::vector<Matrix3d> body_inertiaCom;  // rotational inertia about COM, body axes (kg·m²)
+  std::vector<Matrix6d> body_inertia;     // spatial inertia about body origin, body coordinates
 
   // ---- per joint (the parent joint of each body; size nbody) ----
   std::vector<JointType> jnt_type;
-  std::vector<int> jnt_qadr;               // first index in q
-  std::vector<int> jnt_nq;                 // length in q
-  std::vector<int> jnt_vadr;               // first index in v
-  std::vector<int> jnt_nv;                 // length in v
-  std::vector<SE3> jnt_parentOffset;       // X_PJ: joint frame in parent body frame (world for roots)
-  std::vector<SE3> jnt_childOffset;        // X_CJ: joint frame in child body frame
+  std::vector<int> jnt_qadr;                      // first index in q
+  std::vector<int> jnt_nq;                        // length in q
+  std::vector<int> jnt_vadr;                      // first index in v
+  std::vector<int> jnt_nv;                        // length in v
+  std::vector<SE3> jnt_parentOffset;              // X_PJ: joint frame in parent body frame (world for roots)
+  std::vector<SE3> jnt_childOffset;               // X_CJ: joint frame in child body frame
   std::vector<std::array<Vector3d, 3>> jnt_axes;  // unit axes in the joint frame (meaning per type)
-  std::vector<double> jnt_pitch;           // screw pitch (m/rad)
-  std::vector<bool> jnt_constantS;         // motion subspace constant in the body frame
+  std::vector<double> jnt_pitch;                  // screw pitch (m/rad)
+  std::vector<bool> jnt_constantS;                // motion subspace constant in the body frame
 
   // ---- per DoF (size nv) ----
-  std::vector<int> dof_body;               // body whose parent joint owns the DoF
-  VectorXd dof_armature;                   // kg·m² or kg
-  VectorXd dof_damping;                    // viscous damping coefficient
-  VectorXd dof_stiffness;                  // spring stiffness
-  VectorXd dof_restPosition;               // spring rest position (vector joints only)
-  bool anySpringOrDamper = false;          // any nonzero damping or stiffness
-  bool anyVaryingMotionSubspace = false;   // any joint whose S depends on q (universal, euler, planar)
+  std::vector<int> dof_body;              // body whose parent joint owns the DoF
+  VectorXd dof_armature;                  // kg·m² or kg
+  VectorXd dof_damping;                   // viscous damping coefficient
+  VectorXd dof_stiffness;                 // spring stiffness
+  VectorXd dof_restPosition;              // spring rest position (vector joints only)
+  bool anySpringOrDamper = false;         // any nonzero damping or stiffness
+  bool anyVaryingMotionSubspace = false;  // any joint whose S depends on q (universal, euler, planar)
 
   // ---- per owner ----
   std::vector<OwnerKind> owner_kind;
-  std::vector<std::uint32_t> owner_slot;   // facade slot of the rigid body / multibody
-  std::vector<int> owner_bodyadr;          // first body
-  std::vector<int> owner_nbody;            // number of bodies
+  std::vector<std::uint32_t> owner_slot;  // facade slot of the rigid body / multibody
+  std::vector<int> owner_bodyadr;         // first body
+  std::vector<int> owner_nbody;           // number of bodies
   std::vector<int> owner_qadr;
   std::vector<int> owner_nq;
   std::vector<int> owner_vadr;
@@ -70,37 +70,37 @@ struct Model {
 
 // Mutable runtime state.
 struct State {
-  double time = 0.0;               // s
-  std::uint64_t frameIndex = 0;    // steps since entering simulation mode
-  VectorXd q;                      // positions (nq)
-  VectorXd v;                      // velocities (nv)
-  VectorXd vdot;                   // accelerations of the last dynamics computation (nv)
-  VectorXd tau;                    // applied generalized forces (nv), persistent
-  std::vector<Vector6d> fext;      // per body: external wrench about body origin, body coordinates; cleared after a step
+  double time = 0.0;             // s
+  std::uint64_t frameIndex = 0;  // steps since entering simulation mode
+  VectorXd q;                    // positions (nq)
+  VectorXd v;                    // velocities (nv)
+  VectorXd vdot;                 // accelerations of the last dynamics computation (nv)
+  VectorXd tau;                  // applied generalized forces (nv), persistent
+  std::vector<Vector6d> fext;    // per body: external wrench about body origin, body coordinates; cleared after a step
 };
 
 // Kinematic caches and scratch; sized once by resize().
 struct Data {
   // forward kinematics
-  std::vector<SE3> X_PB;           // body pose in its parent frame (world for roots)
-  std::vector<SE3> X_WB;           // body pose in world
-  std::vector<Vector6d> V;         // body twist, body coordinates
-  std::vector<Vector6d> A;         // body acceleration (derivative of V), body coordinates, no gravity
-  std::vector<Vector6d> cJ;        // Ṡ·q̇ of the parent joint, body coordinates
-  Matrix6Xd S;                     // 6 × nv motion subspaces, body coordinates
-  Matrix6Xd Sdot;                  // 6 × nv time derivatives of S, body coordinates
+  std::vector<SE3> X_PB;     // body pose in its parent frame (world for roots)
+  std::vector<SE3> X_WB;     // body pose in world
+  std::vector<Vector6d> V;   // body twist, body coordinates
+  std::vector<Vector6d> A;   // body acceleration (derivative of V), body coordinates, no gravity
+  std::vector<Vector6d> cJ;  // Ṡ·q̇ of the parent joint, body coordinates
+  Matrix6Xd S;               // 6 × nv motion subspaces, body coordinates
+  Matrix6Xd Sdot;            // 6 × nv time derivatives of S, body coordinates
   // articulated-body algorithm / RNEA / CRBA scratch
-  std::vector<Matrix6d> IA;        // articulated (or composite) inertias
-  std::vector<Vector6d> pA;        // bias forces
-  std::vector<Vector6d> c;         // velocity-product accelerations
-  std::vector<Vector6d> a;         // accelerations (with gravity offset)
-  std::vector<Vector6d> f;         // body forces (RNEA)
-  Matrix6Xd U;                     // 6 × nv
-  std::vector<Matrix6d> Dinv;      // per body, top-left nv×nv used
-  VectorXd u;                      // nv
-  VectorXd extraInertia;           // nv: armature + implicit spring/damper terms
-  VectorXd tauTotal;               // nv
-  MatrixXd M;                      // nv × nv
+  std::vector<Matrix6d> IA;    // articulated (or composite) inertias
+  std::vector<Vector6d> pA;    // bias forces
+  std::vector<Vector6d> c;     // velocity-product accelerations
+  std::vector<Vector6d> a;     // accelerations (with gravity offset)
+  std::vector<Vector6d> f;     // body forces (RNEA)
+  Matrix6Xd U;                 // 6 × nv
+  std::vector<Matrix6d> Dinv;  // per body, top-left nv×nv used
+  VectorXd u;                  // nv
+  VectorXd extraInertia;       // nv: armature + implicit spring/damper terms
+  VectorXd tauTotal;           // nv
+  MatrixXd M;                  // nv × nv
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
 

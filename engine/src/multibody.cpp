@@ -38,8 +38,9 @@ OwnerRange rangeOf(WorldImpl& w, std::uint32_t mbSlot) {
   const int o = w.ownerOfMultibody(mbSlot);
   const auto oi = static_cast<std::size_t>(o);
   const auto& m = w.model;
-  return {m.owner_bodyadr[oi], m.owner_bodyadr[oi] + m.owner_nbody[oi], m.owner_qadr[oi], m.owner_nq[oi],
-          m.owner_vadr[oi], m.owner_nv[oi]};
+  return {m.owner_bodyadr[oi], m.owner_bodyadr[oi] + m.owner_nbody[oi],
+          m.owner_qadr[oi],    m.owner_nq[oi],
+          m.owner_vadr[oi],    m.owner_nv[oi]};
 }
 
 void checkSize(const char* what, Eigen::Index got, int expected) {
@@ -78,7 +79,9 @@ bool Multibody::isValid() const {
          w.multibodies[m_index].generation == m_generation;
 }
 
-std::string Multibody::name() const { return implOf(*this).multibodies[m_index].name; }
+std::string Multibody::name() const {
+  return implOf(*this).multibodies[m_index].name;
+}
 
 Link Multibody::addLink(const LinkOptions& options, const JointSpec& rootJoint) {
   auto& w = implOf(*this);
@@ -106,7 +109,9 @@ Link Multibody::addLink(const LinkOptions& options, const Link& parent, const Jo
   return Link(m_world, FrameKind::Link, slot, w.links[slot].generation);
 }
 
-std::size_t Multibody::numLinks() const { return implOf(*this).multibodies[m_index].linkByName.size(); }
+std::size_t Multibody::numLinks() const {
+  return implOf(*this).multibodies[m_index].linkByName.size();
+}
 
 int Multibody::numDofs() const {
   auto& w = implOf(*this);
@@ -138,7 +143,9 @@ std::optional<Link> Multibody::getLink(const std::string& n) const {
   return Link(m_world, FrameKind::Link, it->second, w.links[it->second].generation);
 }
 
-bool Multibody::hasLink(const std::string& n) const { return getLink(n).has_value(); }
+bool Multibody::hasLink(const std::string& n) const {
+  return getLink(n).has_value();
+}
 
 std::optional<Joint> Multibody::getJoint(const std::string& n) const {
   auto& w = implOf(*this);
@@ -148,7 +155,9 @@ std::optional<Joint> Multibody::getJoint(const std::string& n) const {
   return Joint(m_world, it->second, w.links[it->second].generation);
 }
 
-bool Multibody::hasJoint(const std::string& n) const { return getJoint(n).has_value(); }
+bool Multibody::hasJoint(const std::string& n) const {
+  return getJoint(n).has_value();
+}
 
 std::vector<Link> Multibody::getLinks() const {
   auto& w = implOf(*this);
@@ -200,23 +209,31 @@ void setDofSegment(const Multibody& mb, VectorXd detail::State::*field, const Ve
 
 }  // namespace
 
-VectorXd Multibody::getVelocities() const { return dofSegment(*this, &detail::State::v); }
+VectorXd Multibody::getVelocities() const {
+  return dofSegment(*this, &detail::State::v);
+}
 
 void Multibody::setVelocities(const VectorXd& v) {
   setDofSegment(*this, &detail::State::v, v, "Multibody::setVelocities");
   m_world->impl().touchVelocities();
 }
 
-VectorXd Multibody::getAccelerations() const { return dofSegment(*this, &detail::State::vdot); }
+VectorXd Multibody::getAccelerations() const {
+  return dofSegment(*this, &detail::State::vdot);
+}
 
 void Multibody::setAccelerations(const VectorXd& vdot) {
   setDofSegment(*this, &detail::State::vdot, vdot, "Multibody::setAccelerations");
   m_world->impl().touchAccelerations();
 }
 
-VectorXd Multibody::getForces() const { return dofSegment(*this, &detail::State::tau); }
+VectorXd Multibody::getForces() const {
+  return dofSegment(*this, &detail::State::tau);
+}
 
-void Multibody::setForces(const VectorXd& tau) { setDofSegment(*this, &detail::State::tau, tau, "Multibody::setForces"); }
+void Multibody::setForces(const VectorXd& tau) {
+  setDofSegment(*this, &detail::State::tau, tau, "Multibody::setForces");
+}
 
 MatrixXd Multibody::getMassMatrix() const {
   auto& w = implOf(*this);
@@ -453,7 +470,9 @@ std::vector<Link> Link::getChildLinks() const {
   return out;
 }
 
-Inertia Link::getInertia() const { return implOfLink(*this).links[m_index].inertia; }
+Inertia Link::getInertia() const {
+  return implOfLink(*this).links[m_index].inertia;
+}
 
 void Link::setInertia(const Inertia& inertia) {
   auto& w = implOfLink(*this);
@@ -648,7 +667,8 @@ void Link::moveTo(const Link& newParent) {
 
 void Link::moveTo(const Link& newParent, const JointSpec& joint) {
   auto& w = implOfLink(*this);
-  if (newParent.world() != m_world) throw TopologyError("cannot move link '" + name() + "' under a link of another World");
+  if (newParent.world() != m_world)
+    throw TopologyError("cannot move link '" + name() + "' under a link of another World");
   implOfLink(newParent);
   w.requireDesignMode("move a link");
   const auto slots = w.subtreeSlots(m_index);
@@ -684,7 +704,8 @@ Multibody Link::split(const std::string& newName, const JointSpec& rootJoint) {
 
 Link Link::copyTo(const Link& newParent) const {
   auto& w = implOfLink(*this);
-  if (newParent.world() != m_world) throw TopologyError("cannot copy link '" + name() + "' under a link of another World");
+  if (newParent.world() != m_world)
+    throw TopologyError("cannot copy link '" + name() + "' under a link of another World");
   implOfLink(newParent);
   w.requireDesignMode("copy a link");
   w.topologyChanged();
@@ -752,8 +773,12 @@ JointType Joint::type() const {
   return m_world->impl().link(m_index, m_generation).joint.type;
 }
 
-int Joint::numDofs() const { return articula::numDofs(type()); }
-int Joint::numPositions() const { return articula::numPositions(type()); }
+int Joint::numDofs() const {
+  return articula::numDofs(type());
+}
+int Joint::numPositions() const {
+  return articula::numPositions(type());
+}
 
 JointSpec Joint::getSpec() const {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
@@ -775,9 +800,13 @@ Link Joint::getChildLink() const {
   return Link(m_world, FrameKind::Link, m_index, m_generation);
 }
 
-std::optional<Link> Joint::getParentLink() const { return getChildLink().getParentLink(); }
+std::optional<Link> Joint::getParentLink() const {
+  return getChildLink().getParentLink();
+}
 
-Multibody Joint::getMultibody() const { return getChildLink().getMultibody(); }
+Multibody Joint::getMultibody() const {
+  return getChildLink().getMultibody();
+}
 
 int Joint::positionOffset() const {
   auto a = jointAccess(m_world, m_index, m_generation);
@@ -811,7 +840,8 @@ double Joint::getPosition(int dof) const {
 void Joint::setPosition(int dof, double value) {
   auto a = jointAccess(m_world, m_index, m_generation);
   if (a.nq != a.nv) {
-    throw InvalidArgument("joint '" + name() + "': setPosition(dof, value) needs a vector joint; use setPositions for " +
+    throw InvalidArgument("joint '" + name() +
+                          "': setPosition(dof, value) needs a vector joint; use setPositions for " +
                           std::string(toString(type())) + " joints");
   }
   checkDof(dof, a.nq, a.w.links[m_index].joint.name);

@@ -39,9 +39,13 @@ void RigidBody::setInertia(const Inertia& inertia) {
   a.w.touchAccelerations();
 }
 
-double RigidBody::getMass() const { return getInertia().mass; }
+double RigidBody::getMass() const {
+  return getInertia().mass;
+}
 
-Isometry3d RigidBody::getPose() const { return getWorldTransform(); }
+Isometry3d RigidBody::getPose() const {
+  return getWorldTransform();
+}
 
 void RigidBody::setPose(const Isometry3d& X_WB) {
   auto a = access(*this);
@@ -53,13 +57,18 @@ void RigidBody::setPose(const Isometry3d& X_WB) {
   a.w.touchPositions();
 }
 
-Vector3d RigidBody::getLinearVelocityWorld() const { return getLinearVelocity(); }
+Vector3d RigidBody::getLinearVelocityWorld() const {
+  return getLinearVelocity();
+}
 
-Vector3d RigidBody::getAngularVelocityWorld() const { return getAngularVelocity(); }
+Vector3d RigidBody::getAngularVelocityWorld() const {
+  return getAngularVelocity();
+}
 
 void RigidBody::setVelocityWorld(const Vector3d& linear, const Vector3d& angular) {
   auto a = access(*this);
-  if (!linear.allFinite() || !angular.allFinite()) throw InvalidArgument("RigidBody::setVelocityWorld: non-finite value");
+  if (!linear.allFinite() || !angular.allFinite())
+    throw InvalidArgument("RigidBody::setVelocityWorld: non-finite value");
   Vector6d Vw;
   Vw << angular, linear;
   a.w.state.v.segment<6>(a.w.model.jnt_vadr[a.body]) = freeJointVelocityFromWorld(getPose(), Vw);

@@ -130,22 +130,34 @@ using v2d = double __attribute__((vector_size(16)));
 // element type, so these accesses keep type-based alias analysis intact.
 using v2du = double __attribute__((vector_size(16), aligned(8)));
 
-inline v2d load2(const double* p) { return *reinterpret_cast<const v2du*>(p); }
-inline void store2(double* p, v2d v) { *reinterpret_cast<v2du*>(p) = v; }
-inline v2d splat(double x) { return v2d{x, x}; }
-inline double hsum(v2d v) { return v[0] + v[1]; }
+inline v2d load2(const double* p) {
+  return *reinterpret_cast<const v2du*>(p);
+}
+inline void store2(double* p, v2d v) {
+  *reinterpret_cast<v2du*>(p) = v;
+}
+inline v2d splat(double x) {
+  return v2d{x, x};
+}
+inline double hsum(v2d v) {
+  return v[0] + v[1];
+}
 
 // 6-vector as three lanes pairs.
 struct V6 {
   v2d a, b, c;  // rows (0,1), (2,3), (4,5)
 };
-inline V6 load6(const double* p) { return {load2(p), load2(p + 2), load2(p + 4)}; }
+inline V6 load6(const double* p) {
+  return {load2(p), load2(p + 2), load2(p + 4)};
+}
 inline void store6(double* p, const V6& v) {
   store2(p, v.a);
   store2(p + 2, v.b);
   store2(p + 4, v.c);
 }
-inline double dot6(const V6& x, const V6& y) { return hsum(x.a * y.a + x.b * y.b + x.c * y.c); }
+inline double dot6(const V6& x, const V6& y) {
+  return hsum(x.a * y.a + x.b * y.b + x.c * y.c);
+}
 
 // y = M x for a column-major 6×6 matrix (two partial sums: shorter
 // dependency chains).
@@ -182,24 +194,34 @@ inline void addRank1Update(double* P, const double* A, const V6& w, const double
 struct D3 {
   double x, y, z;
 };
-inline D3 ld3(const double* p) { return {p[0], p[1], p[2]}; }
+inline D3 ld3(const double* p) {
+  return {p[0], p[1], p[2]};
+}
 inline void st3(double* p, const D3& v) {
   p[0] = v.x;
   p[1] = v.y;
   p[2] = v.z;
 }
-inline D3 operator+(const D3& a, const D3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-inline D3 operator*(double s, const D3& a) { return {s * a.x, s * a.y, s * a.z}; }
+inline D3 operator+(const D3& a, const D3& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+inline D3 operator*(double s, const D3& a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
 inline D3 cross(const D3& a, const D3& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-inline double dot(const D3& a, const D3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+inline double dot(const D3& a, const D3& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 
 // 3×3 rotation held in registers (column-major source).
 struct M3 {
   D3 c0, c1, c2;  // columns
 };
-inline M3 ldM3(const double* R) { return {ld3(R), ld3(R + 3), ld3(R + 6)}; }
+inline M3 ldM3(const double* R) {
+  return {ld3(R), ld3(R + 3), ld3(R + 6)};
+}
 inline D3 operator*(const M3& R, const D3& x) {
   return {R.c0.x * x.x + R.c1.x * x.y + R.c2.x * x.z, R.c0.y * x.x + R.c1.y * x.y + R.c2.y * x.z,
           R.c0.z * x.x + R.c1.z * x.y + R.c2.z * x.z};
@@ -219,10 +241,10 @@ struct RigidW {
 // cost of one 3×3 rotation R Ic Rᵀ. All 36 entries written to I
 // (column-major): [W, [h×]; −[h×], m·1] with c = R c_B + t, h = m c,
 // W = R Ic Rᵀ + m(|c|²1 − c cᵀ). R is read from Rp (column-major 3×3).
-inline RigidW worldRigidInertia(const double* Rp, const D3& t, double mass, const Vector3d& com,
-                                const Matrix3d& Ic, double* I) {
+inline RigidW worldRigidInertia(const double* Rp, const D3& t, double mass, const Vector3d& com, const Matrix3d& Ic,
+                                double* I) {
   const v2d R0 = load2(Rp), R1 = load2(Rp + 3), R2 = load2(Rp + 6);  // rows x, y of columns
-  const double z0 = Rp[2], z1 = Rp[5], z2 = Rp[8];                    // row z
+  const double z0 = Rp[2], z1 = Rp[5], z2 = Rp[8];                   // row z
   const double* J = Ic.data();
   const double* cb = com.data();
   // c = R c_B + t
@@ -272,9 +294,13 @@ inline RigidW worldRigidInertia(const double* Rp, const D3& t, double mass, cons
   return {v2d{c0[0], c0[1]}, v2d{c0[1], c1[1]}, r2, w22, D3{hx, hy, hz}};
 }
 
-inline D3 operator-(const D3& a, const D3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline D3 operator-(const D3& a, const D3& b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
 // Rᵀ x.
-inline D3 mulT(const M3& R, const D3& x) { return {dot(R.c0, x), dot(R.c1, x), dot(R.c2, x)}; }
+inline D3 mulT(const M3& R, const D3& x) {
+  return {dot(R.c0, x), dot(R.c1, x), dot(R.c2, x)};
+}
 
 // Motion vector from A to B coordinates (R, t = X_AB): [Rᵀω; Rᵀ(v − t×ω)].
 inline void invActMotion(const M3& R, const D3& t, const double* m, double* out) {

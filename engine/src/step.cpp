@@ -48,8 +48,7 @@ void passiveForces(const Model& m, const VectorXd& q, const VectorXd& v, const V
 void integratePositions(const Model& m, const VectorXd& q, const VectorXd& v, double h, VectorXd& qOut) {
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
-    jointIntegrate(m.jnt_type[b], q.data() + m.jnt_qadr[b], v.data() + m.jnt_vadr[b], h,
-                   qOut.data() + m.jnt_qadr[b]);
+    jointIntegrate(m.jnt_type[b], q.data() + m.jnt_qadr[b], v.data() + m.jnt_vadr[b], h, qOut.data() + m.jnt_qadr[b]);
   }
 }
 
@@ -63,8 +62,7 @@ void positionDerivative(const Model& m, const VectorXd& q, const VectorXd& v, Ve
 
 }  // namespace
 
-void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive,
-                                          VectorXd& vdot) {
+void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot) {
   const double h = implicitPassive ? options.timeStep : 0.0;
   passiveForces(model, q, v, state.tau, h, data.tauTotal, data.extraInertia);
   articulatedBodyAlgorithm(model, v, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data, vdot);

@@ -17,7 +17,9 @@ World::World(const WorldOptions& options) : m_impl(std::make_unique<detail::Worl
 
 World::~World() = default;
 
-const WorldOptions& World::getOptions() const { return m_impl->options; }
+const WorldOptions& World::getOptions() const {
+  return m_impl->options;
+}
 
 void World::setOptions(const WorldOptions& options) {
   if (!std::isfinite(options.timeStep) || options.timeStep <= 0.0) {
@@ -76,7 +78,9 @@ std::optional<RigidBody> World::getRigidBody(const std::string& name) const {
   return RigidBody(const_cast<World*>(this), FrameKind::RigidBody, it->second.index, it->second.generation);
 }
 
-bool World::hasRigidBody(const std::string& name) const { return getRigidBody(name).has_value(); }
+bool World::hasRigidBody(const std::string& name) const {
+  return getRigidBody(name).has_value();
+}
 
 std::size_t World::numRigidBodies() const {
   std::size_t n = 0;
@@ -117,7 +121,9 @@ std::optional<Multibody> World::getMultibody(const std::string& name) const {
   return Multibody(const_cast<World*>(this), it->second.index, it->second.generation);
 }
 
-bool World::hasMultibody(const std::string& name) const { return getMultibody(name).has_value(); }
+bool World::hasMultibody(const std::string& name) const {
+  return getMultibody(name).has_value();
+}
 
 std::size_t World::numMultibodies() const {
   std::size_t n = 0;
@@ -201,7 +207,9 @@ std::optional<FixedFrame> World::getFixedFrame(const std::string& name) const {
   return FixedFrame(const_cast<World*>(this), FrameKind::FixedFrame, it->second.index, it->second.generation);
 }
 
-bool World::hasFrame(const std::string& name) const { return getFrame(name).has_value(); }
+bool World::hasFrame(const std::string& name) const {
+  return getFrame(name).has_value();
+}
 
 std::size_t World::numFrames() const {
   std::size_t n = 0;
@@ -247,11 +255,17 @@ void World::remove(const Frame& userFrame) {
 
 // ---- lifecycle -------------------------------------------------------------
 
-bool World::isSimulationMode() const { return m_impl->simulation; }
+bool World::isSimulationMode() const {
+  return m_impl->simulation;
+}
 
-void World::validateTopology() const { m_impl->validate(); }
+void World::validateTopology() const {
+  m_impl->validate();
+}
 
-void World::enterSimulationMode() { m_impl->enterSimulation(); }
+void World::enterSimulationMode() {
+  m_impl->enterSimulation();
+}
 
 void World::step(std::size_t n) {
   if (n == 0) return;
@@ -267,7 +281,9 @@ void World::reset() {
   w.touchPositions();
 }
 
-void World::resetToDesignMode() { m_impl->simulation = false; }
+void World::resetToDesignMode() {
+  m_impl->simulation = false;
+}
 
 void World::clear() {
   auto& w = *m_impl;
@@ -285,13 +301,21 @@ void World::clear() {
 
 void World::sync(WorldSyncStage stage) {
   switch (stage) {
-    case WorldSyncStage::Kinematics: m_impl->ensureAccelerations(); break;
+    case WorldSyncStage::Kinematics:
+      m_impl->ensureAccelerations();
+      break;
   }
 }
 
-double World::getTime() const { return m_impl->state.time; }
-std::uint64_t World::getFrameIndex() const { return m_impl->state.frameIndex; }
-const StepTimings& World::getLastStepTimings() const { return m_impl->timings; }
+double World::getTime() const {
+  return m_impl->state.time;
+}
+std::uint64_t World::getFrameIndex() const {
+  return m_impl->state.frameIndex;
+}
+const StepTimings& World::getLastStepTimings() const {
+  return m_impl->timings;
+}
 
 // ---- world state -----------------------------------------------------------
 

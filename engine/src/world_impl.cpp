@@ -5,8 +5,8 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace articula::detail {
@@ -15,18 +15,24 @@ namespace {
 
 std::string kindName(FrameKind k) {
   switch (k) {
-    case FrameKind::Link: return "link";
-    case FrameKind::RigidBody: return "rigid body";
-    case FrameKind::FreeFrame: return "free frame";
-    case FrameKind::FixedFrame: return "fixed frame";
-    case FrameKind::World: return "world frame";
-    case FrameKind::None: return "invalid frame";
+    case FrameKind::Link:
+      return "link";
+    case FrameKind::RigidBody:
+      return "rigid body";
+    case FrameKind::FreeFrame:
+      return "free frame";
+    case FrameKind::FixedFrame:
+      return "fixed frame";
+    case FrameKind::World:
+      return "world frame";
+    case FrameKind::None:
+      return "invalid frame";
   }
   return "frame";
 }
 
-VectorXd perDof(const VectorXd& given, int nv, double fallback, const std::string& where,
-                const char* field, bool nonNegative) {
+VectorXd perDof(const VectorXd& given, int nv, double fallback, const std::string& where, const char* field,
+                bool nonNegative) {
   if (given.size() == 0) return VectorXd::Constant(nv, fallback);
   if (given.size() != nv) {
     std::ostringstream os;
@@ -57,8 +63,7 @@ Vector3d unitAxis(const Vector3d& a, const std::string& where, const char* field
 
 void checkIsometry(const Isometry3d& X, const std::string& where, const char* field) {
   const Matrix3d R = X.linear();
-  if (!X.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6 ||
-      R.determinant() < 0.0) {
+  if (!X.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6 || R.determinant() < 0.0) {
     throw InvalidArgument(where + ": " + field + " is not a rigid transform (rotation must be orthonormal, det +1)");
   }
 }
@@ -73,7 +78,9 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where) {
   switch (s.type) {
     case JointType::Revolute:
     case JointType::Prismatic:
-    case JointType::Screw: s.axis = unitAxis(s.axis, where, "axis"); break;
+    case JointType::Screw:
+      s.axis = unitAxis(s.axis, where, "axis");
+      break;
     case JointType::Universal:
     case JointType::Planar:
       s.axis = unitAxis(s.axis, where, "axis");
@@ -85,13 +92,14 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where) {
         throw InvalidArgument(where + ": planar joint axes must be orthogonal");
       }
       break;
-    default: break;
+    default:
+      break;
   }
   if (!std::isfinite(s.pitch)) throw InvalidArgument(where + ": pitch must be finite");
-  s.positionLowerLimits = perDof(s.positionLowerLimits, nv, -std::numeric_limits<double>::infinity(), where,
-                                 "positionLowerLimits", false);
-  s.positionUpperLimits = perDof(s.positionUpperLimits, nv, std::numeric_limits<double>::infinity(), where,
-                                 "positionUpperLimits", false);
+  s.positionLowerLimits =
+      perDof(s.positionLowerLimits, nv, -std::numeric_limits<double>::infinity(), where, "positionLowerLimits", false);
+  s.positionUpperLimits =
+      perDof(s.positionUpperLimits, nv, std::numeric_limits<double>::infinity(), where, "positionUpperLimits", false);
   for (int i = 0; i < nv; ++i) {
     if (s.positionLowerLimits[i] > s.positionUpperLimits[i]) {
       std::ostringstream os;
@@ -100,15 +108,15 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where) {
       throw InvalidArgument(os.str());
     }
   }
-  s.velocityLimits = perDof(s.velocityLimits, nv, std::numeric_limits<double>::infinity(), where, "velocityLimits", true);
+  s.velocityLimits =
+      perDof(s.velocityLimits, nv, std::numeric_limits<double>::infinity(), where, "velocityLimits", true);
   s.effortLimits = perDof(s.effortLimits, nv, std::numeric_limits<double>::infinity(), where, "effortLimits", true);
   s.restPositions = perDof(s.restPositions, nv, 0.0, where, "restPositions", false);
   s.springStiffness = perDof(s.springStiffness, nv, 0.0, where, "springStiffness", true);
   s.damping = perDof(s.damping, nv, 0.0, where, "damping", true);
   s.armature = perDof(s.armature, nv, 0.0, where, "armature", true);
   s.coulombFriction = perDof(s.coulombFriction, nv, 0.0, where, "coulombFriction", true);
-  if ((s.type == JointType::Ball || s.type == JointType::Free) &&
-      (s.springStiffness.array() != 0.0).any()) {
+  if ((s.type == JointType::Ball || s.type == JointType::Free) && (s.springStiffness.array() != 0.0).any()) {
     throw InvalidArgument(where + ": spring stiffness is not available for " + std::string(toString(s.type)) +
                           " joints (their configuration is not a vector)");
   }
@@ -150,39 +158,48 @@ void WorldImpl::requireDesignMode(const char* what) const {
 
 LinkRecord& WorldImpl::link(std::uint32_t slot, std::uint32_t gen) {
   if (slot >= links.size() || !links[slot].alive || links[slot].generation != gen) {
-    throw InvalidHandle("invalid Link/Joint handle: the link was removed, the world was cleared, or the handle is default-constructed");
+    throw InvalidHandle(
+        "invalid Link/Joint handle: the link was removed, the world was cleared, or the handle is default-constructed");
   }
   return links[slot];
 }
 
 MultibodyRecord& WorldImpl::multibody(std::uint32_t slot, std::uint32_t gen) {
   if (slot >= multibodies.size() || !multibodies[slot].alive || multibodies[slot].generation != gen) {
-    throw InvalidHandle("invalid Multibody handle: the multibody was removed, the world was cleared, or the handle is default-constructed");
+    throw InvalidHandle(
+        "invalid Multibody handle: the multibody was removed, the world was cleared, or the handle is "
+        "default-constructed");
   }
   return multibodies[slot];
 }
 
 RigidBodyRecord& WorldImpl::rigidBody(std::uint32_t slot, std::uint32_t gen) {
   if (slot >= rigidBodies.size() || !rigidBodies[slot].alive || rigidBodies[slot].generation != gen) {
-    throw InvalidHandle("invalid RigidBody handle: the body was removed, the world was cleared, or the handle is default-constructed");
+    throw InvalidHandle(
+        "invalid RigidBody handle: the body was removed, the world was cleared, or the handle is default-constructed");
   }
   return rigidBodies[slot];
 }
 
 UserFrameRecord& WorldImpl::userFrame(std::uint32_t slot, std::uint32_t gen) {
   if (slot >= frames.size() || !frames[slot].alive || frames[slot].generation != gen) {
-    throw InvalidHandle("invalid frame handle: the frame was removed, the world was cleared, or the handle is default-constructed");
+    throw InvalidHandle(
+        "invalid frame handle: the frame was removed, the world was cleared, or the handle is default-constructed");
   }
   return frames[slot];
 }
 
 bool WorldImpl::frameAlive(const FrameRef& r) const {
   switch (r.kind) {
-    case FrameKind::World: return true;
-    case FrameKind::None: return false;
-    case FrameKind::Link: return r.index < links.size() && links[r.index].alive && links[r.index].generation == r.generation;
+    case FrameKind::World:
+      return true;
+    case FrameKind::None:
+      return false;
+    case FrameKind::Link:
+      return r.index < links.size() && links[r.index].alive && links[r.index].generation == r.generation;
     case FrameKind::RigidBody:
-      return r.index < rigidBodies.size() && rigidBodies[r.index].alive && rigidBodies[r.index].generation == r.generation;
+      return r.index < rigidBodies.size() && rigidBodies[r.index].alive &&
+             rigidBodies[r.index].generation == r.generation;
     case FrameKind::FreeFrame:
     case FrameKind::FixedFrame:
       return r.index < frames.size() && frames[r.index].alive && frames[r.index].generation == r.generation &&
@@ -191,7 +208,9 @@ bool WorldImpl::frameAlive(const FrameRef& r) const {
   return false;
 }
 
-FrameRef WorldImpl::refOf(const Frame& f) const { return {f.kind(), f.index(), f.generation()}; }
+FrameRef WorldImpl::refOf(const Frame& f) const {
+  return {f.kind(), f.index(), f.generation()};
+}
 
 void WorldImpl::checkFrame(const Frame& f) const {
   if (f.kind() == FrameKind::World) return;
@@ -207,12 +226,17 @@ void WorldImpl::checkFrame(const Frame& f) const {
 
 std::string WorldImpl::frameName(const FrameRef& r) const {
   switch (r.kind) {
-    case FrameKind::World: return "world";
-    case FrameKind::Link: return multibodies[links[r.index].multibody].name + "/" + links[r.index].name;
-    case FrameKind::RigidBody: return rigidBodies[r.index].name;
+    case FrameKind::World:
+      return "world";
+    case FrameKind::Link:
+      return multibodies[links[r.index].multibody].name + "/" + links[r.index].name;
+    case FrameKind::RigidBody:
+      return rigidBodies[r.index].name;
     case FrameKind::FreeFrame:
-    case FrameKind::FixedFrame: return frames[r.index].name;
-    case FrameKind::None: break;
+    case FrameKind::FixedFrame:
+      return frames[r.index].name;
+    case FrameKind::None:
+      break;
   }
   return {};
 }
@@ -311,7 +335,8 @@ void WorldImpl::compile() {
     if (rigidBodies[s].alive) owners.push_back({rigidBodies[s].generation, OwnerKind::RigidBody, s});
   for (std::uint32_t s = 0; s < multibodies.size(); ++s)
     if (multibodies[s].alive) owners.push_back({multibodies[s].generation, OwnerKind::Multibody, s});
-  std::sort(owners.begin(), owners.end(), [](const OwnerRef& a, const OwnerRef& b) { return a.generation < b.generation; });
+  std::sort(owners.begin(), owners.end(),
+            [](const OwnerRef& a, const OwnerRef& b) { return a.generation < b.generation; });
 
   std::vector<const VectorXd*> initQ, initV, initTau;
   auto addBody = [&](int parent, int owner, std::uint32_t slot, const Inertia& in, const JointSpec& js,
@@ -576,7 +601,8 @@ FrameMotion WorldImpl::frameMotion(const FrameRef& r, bool velocity, bool accele
   FrameMotion fm;
   switch (r.kind) {
     case FrameKind::World:
-    case FrameKind::None: return fm;
+    case FrameKind::None:
+      return fm;
     case FrameKind::Link:
     case FrameKind::RigidBody: {
       if (acceleration) {

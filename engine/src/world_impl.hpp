@@ -29,19 +29,19 @@ struct LinkRecord {
   bool alive = false;
   std::uint32_t generation = 0;
   std::string name;
-  std::uint32_t multibody = 0;        // owning multibody slot
-  int parent = -1;                    // parent link slot, −1 for the root
+  std::uint32_t multibody = 0;          // owning multibody slot
+  int parent = -1;                      // parent link slot, −1 for the root
   std::vector<std::uint32_t> children;  // child link slots in creation order
   Inertia inertia;
-  JointSpec joint;                    // validated; axes normalised
-  VectorXd q, v, tau;                 // joint coordinates carried across recompiles
+  JointSpec joint;     // validated; axes normalised
+  VectorXd q, v, tau;  // joint coordinates carried across recompiles
 };
 
 struct MultibodyRecord {
   bool alive = false;
   std::uint32_t generation = 0;
   std::string name;
-  int root = -1;                                   // root link slot
+  int root = -1;  // root link slot
   std::map<std::string, std::uint32_t> linkByName;
   std::map<std::string, std::uint32_t> jointByName;
 };
@@ -66,7 +66,7 @@ struct UserFrameRecord {
   std::string name;
   bool isFree = true;
   FrameRef parent;
-  SE3 X_PF;                          // pose in the parent frame
+  SE3 X_PF;                           // pose in the parent frame
   Vector6d V_rel = Vector6d::Zero();  // twist relative to parent, own coordinates
   Vector6d A_rel = Vector6d::Zero();  // its derivative, own coordinates
 };
@@ -100,9 +100,9 @@ class WorldImpl {
   Data data;
   State resetState;
   bool modelValid = false;
-  std::vector<int> linkBody;       // link slot → body index (−1 if none)
-  std::vector<int> rigidBodyBody;  // rigid-body slot → body index
-  std::vector<int> multibodyOwner; // multibody slot → owner index
+  std::vector<int> linkBody;        // link slot → body index (−1 if none)
+  std::vector<int> rigidBodyBody;   // rigid-body slot → body index
+  std::vector<int> multibodyOwner;  // multibody slot → owner index
   StepTimings timings;
 
   // Versions for fresh-by-default caches.
@@ -140,13 +140,20 @@ class WorldImpl {
   std::vector<std::uint32_t> treeOrder(std::uint32_t mb) const;       // preorder from the root
 
   // ---- state and caches ----
-  void touchPositions() { ++qVersion; ++vVersion; ++aVersion; }
-  void touchVelocities() { ++vVersion; ++aVersion; }
+  void touchPositions() {
+    ++qVersion;
+    ++vVersion;
+    ++aVersion;
+  }
+  void touchVelocities() {
+    ++vVersion;
+    ++aVersion;
+  }
   void touchAccelerations() { ++aVersion; }
   void ensurePositions();
   void ensureVelocities();
   void ensureAccelerations();
-  int bodyOfLink(std::uint32_t slot);        // ensures the model
+  int bodyOfLink(std::uint32_t slot);  // ensures the model
   int bodyOfRigidBody(std::uint32_t slot);
   int ownerOfMultibody(std::uint32_t slot);
   FrameMotion frameMotion(const FrameRef& r, bool velocity, bool acceleration);
@@ -164,6 +171,8 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where);
 // Validates inertia. @throws InvalidArgument.
 void validateInertia(const Inertia& inertia, const std::string& where, bool requirePositiveMass);
 
-inline WorldImpl& implOf(World* w) { return w->impl(); }
+inline WorldImpl& implOf(World* w) {
+  return w->impl();
+}
 
 }  // namespace articula::detail

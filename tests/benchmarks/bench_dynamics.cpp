@@ -15,8 +15,8 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <utility>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -47,8 +47,7 @@ Timing timeNs(const std::function<void()>& fn, int batches, double targetMs) {
   for (int b = 0; b < batches; ++b) {
     const auto t0 = Clock::now();
     for (long i = 0; i < iters; ++i) fn();
-    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
-                      static_cast<double>(iters));
+    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / static_cast<double>(iters));
   }
   std::sort(samples.begin(), samples.end());
   return {samples[samples.size() / 2], samples.front()};
@@ -79,32 +78,42 @@ int main(int argc, char** argv) {
     auto& d = w.data;
     MatrixXd M = MatrixXd::Zero(m.nv, m.nv);
 
-    const Timing fk = timeNs([&] {
-      detail::forwardKinematicsPositions(m, q, d);
-      detail::forwardKinematicsVelocities(m, q, v, d);
-      g_sink = g_sink + d.V.back()[0];
-    }, batches, targetMs);
-    const Timing aba = timeNs([&] {
-      detail::forwardKinematicsPositions(m, q, d);
-      detail::forwardKinematicsVelocities(m, q, v, d);
-      detail::articulatedBodyAlgorithm(m, v, tau, fext, m.dof_armature, 0, m.nbody, d, out);
-      g_sink = g_sink + out[0];
-    }, batches, targetMs);
-    const Timing abaOnly = timeNs([&] {
-      detail::articulatedBodyAlgorithm(m, v, tau, fext, m.dof_armature, 0, m.nbody, d, out);
-      g_sink = g_sink + out[0];
-    }, batches, targetMs);
-    const Timing rnea = timeNs([&] {
-      detail::forwardKinematicsPositions(m, q, d);
-      detail::forwardKinematicsVelocities(m, q, v, d);
-      detail::recursiveNewtonEuler(m, v, vdot, &fext, true, true, 0, m.nbody, d, out);
-      g_sink = g_sink + out[0];
-    }, batches, targetMs);
-    const Timing crba = timeNs([&] {
-      detail::forwardKinematicsPositions(m, q, d);
-      detail::compositeRigidBodyAlgorithm(m, 0, m.nbody, d, M);
-      g_sink = g_sink + M(0, 0);
-    }, batches, targetMs);
+    const Timing fk = timeNs(
+        [&] {
+          detail::forwardKinematicsPositions(m, q, d);
+          detail::forwardKinematicsVelocities(m, q, v, d);
+          g_sink = g_sink + d.V.back()[0];
+        },
+        batches, targetMs);
+    const Timing aba = timeNs(
+        [&] {
+          detail::forwardKinematicsPositions(m, q, d);
+          detail::forwardKinematicsVelocities(m, q, v, d);
+          detail::articulatedBodyAlgorithm(m, v, tau, fext, m.dof_armature, 0, m.nbody, d, out);
+          g_sink = g_sink + out[0];
+        },
+        batches, targetMs);
+    const Timing abaOnly = timeNs(
+        [&] {
+          detail::articulatedBodyAlgorithm(m, v, tau, fext, m.dof_armature, 0, m.nbody, d, out);
+          g_sink = g_sink + out[0];
+        },
+        batches, targetMs);
+    const Timing rnea = timeNs(
+        [&] {
+          detail::forwardKinematicsPositions(m, q, d);
+          detail::forwardKinematicsVelocities(m, q, v, d);
+          detail::recursiveNewtonEuler(m, v, vdot, &fext, true, true, 0, m.nbody, d, out);
+          g_sink = g_sink + out[0];
+        },
+        batches, targetMs);
+    const Timing crba = timeNs(
+        [&] {
+          detail::forwardKinematicsPositions(m, q, d);
+          detail::compositeRigidBodyAlgorithm(m, 0, m.nbody, d, M);
+          g_sink = g_sink + M(0, 0);
+        },
+        batches, targetMs);
     const Timing step = timeNs([&] { world.step(); }, batches, targetMs);
     const std::pair<const char*, Timing> rows[] = {{"forward kinematics (positions + velocities)", fk},
                                                    {"ABA incl. forward kinematics", aba},

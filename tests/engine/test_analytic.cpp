@@ -21,15 +21,19 @@ using articula::test::CrossingDetector;
 
 namespace {
 
-#define ANALYTIC_CHECK(cond, message)          \
-  do {                                         \
-    if (!(cond)) QFAIL(qPrintable(message));   \
+#define ANALYTIC_CHECK(cond, message)        \
+  do {                                       \
+    if (!(cond)) QFAIL(qPrintable(message)); \
   } while (false)
 
 constexpr double kPi = std::numbers::pi;
 
-QString num(double x) { return QString::number(x, 'g', 17); }
-QString vec(const Eigen::MatrixXd& m) { return QString::fromStdString(test::describe(m.transpose())); }
+QString num(double x) {
+  return QString::number(x, 'g', 17);
+}
+QString vec(const Eigen::MatrixXd& m) {
+  return QString::fromStdString(test::describe(m.transpose()));
+}
 
 Vector6d stack(const Vector3d& a, const Vector3d& b) {
   Vector6d x;
@@ -58,7 +62,6 @@ double agm(double a, double b) {
 double exactPendulumPeriod(double omega0, double amplitude) {
   return 2.0 * kPi / omega0 / agm(1.0, std::cos(0.5 * amplitude));
 }
-
 
 // Simulates a 1-DoF pendulum from rest at θ0 and returns the mean period of
 // the oscillation about θ_eq, measured over `periods` full periods.
@@ -243,7 +246,8 @@ void TestAnalytic::simplePendulumSemiImplicitEulerPeriod() {
     const double T = measurePeriod(world, joint, theta0, 0.0, Texact, 6);
     qInfo("simple pendulum SIE theta0 = %g: T = %.10g, exact %.10g (rel %.2e)", theta0, T, Texact,
           std::abs(T - Texact) / Texact);
-    QVERIFY2(std::abs(T - Texact) <= 1e-4 * Texact, qPrintable(QString("θ0 = %1: T = %2, exact %3").arg(num(theta0), num(T), num(Texact))));
+    QVERIFY2(std::abs(T - Texact) <= 1e-4 * Texact,
+             qPrintable(QString("θ0 = %1: T = %2, exact %3").arg(num(theta0), num(T), num(Texact))));
   }
 }
 
@@ -324,9 +328,10 @@ void TestAnalytic::torqueFreeBodyConservesMomentumAndEnergy() {
     maxC = std::max(maxC, (X * in.com - (c0 + vc0 * t)).norm() / (1.0 + c0.norm()));
     maxWchange = std::max(maxWchange, (w - w0).norm());
   }
-  qInfo("torque-free body: rel drift L_O %.2e, L_B %.2e, L_O(engine) %.2e, T %.2e, P %.2e, COM line %.2e; "
-        "max |w - w0| = %.3g rad/s",
-        maxL, maxLB, maxLEngine, maxT, maxP, maxC, maxWchange);
+  qInfo(
+      "torque-free body: rel drift L_O %.2e, L_B %.2e, L_O(engine) %.2e, T %.2e, P %.2e, COM line %.2e; "
+      "max |w - w0| = %.3g rad/s",
+      maxL, maxLB, maxLEngine, maxT, maxP, maxC, maxWchange);
   QVERIFY(maxWchange > 0.1);  // really tumbling: ω_W is not constant
   QVERIFY2(maxL <= 1e-9, qPrintable(QString("angular momentum about O drifts %1").arg(num(maxL))));
   QVERIFY2(maxLB <= 1e-9, qPrintable(QString("angular momentum about B drifts %1").arg(num(maxLB))));
@@ -387,13 +392,16 @@ void TestAnalytic::axisymmetricBodyPrecession() {
     ANALYTIC_CHECK((e3 - e3Expected).norm() <= 1e-6,
                    QString("t = %1: symmetry axis %2, expected %3").arg(num(t), vec(e3), vec(e3Expected)));
     // The body twist's angular part is the same vector.
-    ANALYTIC_CHECK((Vector3d(body.getSpatialVelocity().head<3>()) - wBody).norm() <= 1e-12,
-                   QString("t = %1: spatial velocity %2 vs ω_B %3").arg(num(t), vec(body.getSpatialVelocity()), vec(wBody)));
+    ANALYTIC_CHECK(
+        (Vector3d(body.getSpatialVelocity().head<3>()) - wBody).norm() <= 1e-12,
+        QString("t = %1: spatial velocity %2 vs ω_B %3").arg(num(t), vec(body.getSpatialVelocity()), vec(wBody)));
     ANALYTIC_CHECK((body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0)) - L).norm() <= 1e-9 * L.norm(),
-                   QString("t = %1: L = %2, expected %3").arg(num(t), vec(body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0))), vec(L)));
+                   QString("t = %1: L = %2, expected %3")
+                       .arg(num(t), vec(body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0))), vec(L)));
   }
-  qInfo("precession: Omega = %.4g rad/s, cone rate = %.4g rad/s, max |w_B - analytic| = %.2e, max |e3 - analytic| = %.2e",
-        Omega, coneRate, maxW, maxAxis);
+  qInfo(
+      "precession: Omega = %.4g rad/s, cone rate = %.4g rad/s, max |w_B - analytic| = %.2e, max |e3 - analytic| = %.2e",
+      Omega, coneRate, maxW, maxAxis);
 }
 
 // (d) Free fall of a spinning body: isotropic rotational inertia about the
@@ -430,7 +438,9 @@ void TestAnalytic::freeFallRk4MatchesParabola() {
     maxP = std::max(maxP, (X.translation() - p).norm() / std::max(1.0, p.norm()));
     maxR = std::max(maxR, (X.linear() - R).norm());
     ANALYTIC_CHECK((X.translation() - p).norm() <= 1e-9 * std::max(1.0, p.norm()) && (X.linear() - R).norm() <= 1e-9,
-                   QString("t = %1: p = %2, expected %3; |ΔR| = %4").arg(num(t), vec(X.translation()), vec(p)).arg(num((X.linear() - R).norm())));
+                   QString("t = %1: p = %2, expected %3; |ΔR| = %4")
+                       .arg(num(t), vec(X.translation()), vec(p))
+                       .arg(num((X.linear() - R).norm())));
     ANALYTIC_CHECK((body.getAngularVelocityWorld() - ro.angularVelocity).norm() <= 1e-9,
                    QString("t = %1: ω = %2").arg(num(t), vec(body.getAngularVelocityWorld())));
   }
@@ -509,7 +519,8 @@ void TestAnalytic::freeMultibodyMatchesRigidBody() {
   ARTICULA_VERIFY_NEAR(link.getAngularVelocity(), w, 1e-14);
   ARTICULA_VERIFY_NEAR(link.getLinearVelocity(), v, 1e-14);
   QVERIFY(std::abs(wA.computeKineticEnergy() - wB.computeKineticEnergy()) <= 1e-12 * wA.computeKineticEnergy());
-  QVERIFY(std::abs(wA.computePotentialEnergy() - wB.computePotentialEnergy()) <= 1e-12 * std::abs(wA.computePotentialEnergy()));
+  QVERIFY(std::abs(wA.computePotentialEnergy() - wB.computePotentialEnergy()) <=
+          1e-12 * std::abs(wA.computePotentialEnergy()));
 
   for (int n = 1; n <= 1000; ++n) {
     wA.step();

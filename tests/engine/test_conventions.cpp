@@ -209,8 +209,9 @@ void TestConventions::forceFromSpatialPreservesPower() {
     const double powerGeneralized = freeJointForceFromSpatial(X, Fs).dot(v);
     const double powerSpatial = Fs.dot(freeJointVelocityToSpatial(X, v));
     const double scale = Fs.norm() * v.norm() * (1.0 + X.translation().norm());
-    QVERIFY2(std::abs(powerGeneralized - powerSpatial) <= 1e-12 * scale,
-             qPrintable(QString("F·v = %1, Fs·Vs = %2").arg(powerGeneralized, 0, 'g', 17).arg(powerSpatial, 0, 'g', 17)));
+    QVERIFY2(
+        std::abs(powerGeneralized - powerSpatial) <= 1e-12 * scale,
+        qPrintable(QString("F·v = %1, Fs·Vs = %2").arg(powerGeneralized, 0, 'g', 17).arg(powerSpatial, 0, 'g', 17)));
   }
 }
 
@@ -255,7 +256,10 @@ void TestConventions::rigidBodyStatePacking() {
   lo.inertia = Inertia::pointMass(1.0, Vector3d(0.0, 0.0, -0.5));
   const Link upper = mb.addLink(lo, JointSpec::revolute(Vector3d::UnitY()).named("shoulder"));
   lo.name = "lower";
-  mb.addLink(lo, upper, JointSpec::revolute(Vector3d::UnitY()).withParentOffset(Isometry3d(Eigen::Translation3d(0.0, 0.0, -0.5))).named("elbow"));
+  mb.addLink(lo, upper,
+             JointSpec::revolute(Vector3d::UnitY())
+                 .withParentOffset(Isometry3d(Eigen::Translation3d(0.0, 0.0, -0.5)))
+                 .named("elbow"));
   mb.setPositions(Eigen::Vector2d(0.3, -0.2));
   mb.setVelocities(Eigen::Vector2d(0.7, 0.1));
 
@@ -386,7 +390,8 @@ void TestConventions::externalForceMatchesGeneralizedForce() {
     ARTICULA_VERIFY_NEAR(accBody, Vector6d(accMb), 1e-12);
     ARTICULA_VERIFY_NEAR(Vector6d(mc.getAccelerations()), Vector6d(accMb), 1e-12);
     // Same resulting state.
-    ARTICULA_VERIFY_NEAR(Vector6d(wA.getVelocities().segment<6>(seg->velocityOffset)), Vector6d(mb.getVelocities()), 1e-12);
+    ARTICULA_VERIFY_NEAR(Vector6d(wA.getVelocities().segment<6>(seg->velocityOffset)), Vector6d(mb.getVelocities()),
+                         1e-12);
     ARTICULA_VERIFY_NEAR(body.getPose().matrix(), mb.getRootLink()->getWorldTransform().matrix(), 1e-12);
     // Semi-implicit Euler: v1 = v0 + h·v̇ (no springs or damping here).
     ARTICULA_VERIFY_NEAR(Vector6d(mb.getVelocities()), Vector6d(v0 + opts.timeStep * accMb), 1e-12);

@@ -67,24 +67,41 @@ Scene buildScene(World& w) {
   Link torso = mb.addLink(linkOptions("torso", 3.0, Vector3d(0.01, 0.02, -0.01), Vector3d(0.1, 0.2, 0.15)),
                           JointSpec::free().named("root"));
   // Branch 1: revolute → prismatic → screw.
-  Link r = mb.addLink(linkOptions("rev", 1.0, Vector3d(0.1, 0, 0), I1), torso,
-                      withPassive(JointSpec::revolute(Vector3d(0, 1, 0.2)).withParentOffset(translation(0.2, 0, 0)), 8.0, 0.05, 0.01).named("j_rev"));
-  Link p = mb.addLink(linkOptions("pri", 0.6, Vector3d(0, 0.05, 0), I2), r,
-                      withPassive(JointSpec::prismatic(Vector3d(1, 0, 0)).withParentOffset(translation(0.25, 0, 0)), 20.0, 0.5, 0.02).named("j_pri"));
-  Link sc = mb.addLink(linkOptions("scr", 0.4, Vector3d(0, 0, 0.05), I2), p,
-                       withPassive(JointSpec::screw(Vector3d(0, 0, 1), 0.02).withParentOffset(translation(0.1, 0, 0)), 3.0, 0.02, 0.005).named("j_scr"));
+  Link r = mb.addLink(
+      linkOptions("rev", 1.0, Vector3d(0.1, 0, 0), I1), torso,
+      withPassive(JointSpec::revolute(Vector3d(0, 1, 0.2)).withParentOffset(translation(0.2, 0, 0)), 8.0, 0.05, 0.01)
+          .named("j_rev"));
+  Link p = mb.addLink(
+      linkOptions("pri", 0.6, Vector3d(0, 0.05, 0), I2), r,
+      withPassive(JointSpec::prismatic(Vector3d(1, 0, 0)).withParentOffset(translation(0.25, 0, 0)), 20.0, 0.5, 0.02)
+          .named("j_pri"));
+  Link sc = mb.addLink(
+      linkOptions("scr", 0.4, Vector3d(0, 0, 0.05), I2), p,
+      withPassive(JointSpec::screw(Vector3d(0, 0, 1), 0.02).withParentOffset(translation(0.1, 0, 0)), 3.0, 0.02, 0.005)
+          .named("j_scr"));
   // Branch 2: universal → ball → euler.
-  Link u = mb.addLink(linkOptions("uni", 0.8, Vector3d(0, 0, -0.1), I1), torso,
-                      withPassive(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitY()).withParentOffset(translation(-0.2, 0.1, 0)), 6.0, 0.04, 0.01).named("j_uni"));
-  Link b = mb.addLink(linkOptions("ball", 0.7, Vector3d(0.02, 0, -0.12), I1), u,
-                      withPassive(JointSpec::ball().withParentOffset(translation(0, 0, -0.2)), 0.0, 0.03, 0.0).named("j_ball"));
+  Link u = mb.addLink(
+      linkOptions("uni", 0.8, Vector3d(0, 0, -0.1), I1), torso,
+      withPassive(
+          JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitY()).withParentOffset(translation(-0.2, 0.1, 0)), 6.0,
+          0.04, 0.01)
+          .named("j_uni"));
+  Link b = mb.addLink(
+      linkOptions("ball", 0.7, Vector3d(0.02, 0, -0.12), I1), u,
+      withPassive(JointSpec::ball().withParentOffset(translation(0, 0, -0.2)), 0.0, 0.03, 0.0).named("j_ball"));
   Link e = mb.addLink(linkOptions("eul", 0.5, Vector3d(0, 0.03, -0.08), I2), b,
-                      withPassive(JointSpec::euler(EulerOrder::ZYX).withParentOffset(translation(0, 0, -0.25) * rotation(0.3, Vector3d::UnitX())), 4.0, 0.02, 0.004).named("j_eul"));
+                      withPassive(JointSpec::euler(EulerOrder::ZYX)
+                                      .withParentOffset(translation(0, 0, -0.25) * rotation(0.3, Vector3d::UnitX())),
+                                  4.0, 0.02, 0.004)
+                          .named("j_eul"));
   // Branch 3: planar → translational → weld.
-  Link pl = mb.addLink(linkOptions("pla", 0.9, Vector3d(0.03, 0.03, 0), I1), torso,
-                       withPassive(JointSpec::planar().withParentOffset(translation(0, -0.2, 0.1)), 5.0, 0.1, 0.01).named("j_pla"));
-  Link tr = mb.addLink(linkOptions("tra", 0.5, Vector3d(0, 0, 0.02), I2), pl,
-                       withPassive(JointSpec::translational().withParentOffset(translation(0, -0.15, 0)), 15.0, 0.3, 0.01).named("j_tra"));
+  Link pl = mb.addLink(
+      linkOptions("pla", 0.9, Vector3d(0.03, 0.03, 0), I1), torso,
+      withPassive(JointSpec::planar().withParentOffset(translation(0, -0.2, 0.1)), 5.0, 0.1, 0.01).named("j_pla"));
+  Link tr =
+      mb.addLink(linkOptions("tra", 0.5, Vector3d(0, 0, 0.02), I2), pl,
+                 withPassive(JointSpec::translational().withParentOffset(translation(0, -0.15, 0)), 15.0, 0.3, 0.01)
+                     .named("j_tra"));
   Link wd = mb.addLink(linkOptions("weld", 0.3, Vector3d(0.05, 0, 0), I2), tr,
                        JointSpec::weld(translation(0.1, 0, 0) * rotation(0.5, Vector3d::UnitZ())).named("j_weld"));
   s.links = {torso, r, p, sc, u, b, e, pl, tr, wd};
@@ -178,9 +195,9 @@ WorldOptions optionsFor(Integrator integrator) {
 
 }  // namespace
 
-#define VERIFY_BITS(a, b, what)                                                        \
-  do {                                                                                 \
-    const VectorXd va_ = (a), vb_ = (b);                                               \
+#define VERIFY_BITS(a, b, what)                                                            \
+  do {                                                                                     \
+    const VectorXd va_ = (a), vb_ = (b);                                                   \
     QVERIFY2(bitEqual(va_, vb_), qPrintable(QString(what) + ": " + diffReport(va_, vb_))); \
   } while (false)
 
@@ -202,7 +219,9 @@ void addIntegratorRows() {
 }
 }  // namespace
 
-void TestDeterminism::independentWorldsAreBitIdentical_data() { addIntegratorRows(); }
+void TestDeterminism::independentWorldsAreBitIdentical_data() {
+  addIntegratorRows();
+}
 
 void TestDeterminism::independentWorldsAreBitIdentical() {
   QFETCH(int, integrator);
@@ -241,7 +260,9 @@ void TestDeterminism::independentWorldsAreBitIdentical() {
   QVERIFY((q - q0).cwiseAbs().maxCoeff() > 1e-3);
 }
 
-void TestDeterminism::restoredStateReplaysBitIdentical_data() { addIntegratorRows(); }
+void TestDeterminism::restoredStateReplaysBitIdentical_data() {
+  addIntegratorRows();
+}
 
 void TestDeterminism::restoredStateReplaysBitIdentical() {
   QFETCH(int, integrator);

@@ -29,11 +29,7 @@ using namespace articula::test;
 namespace {
 
 QString treeContext(int seed, int numLinks, JointType root, int trial) {
-  return QString("seed %1, %2 links, root %3, trial %4")
-      .arg(seed)
-      .arg(numLinks)
-      .arg(jointTypeName(root))
-      .arg(trial);
+  return QString("seed %1, %2 links, root %3, trial %4").arg(seed).arg(numLinks).arg(jointTypeName(root)).arg(trial);
 }
 
 bool scalarNear(double actual, double expected, double tol) {
@@ -52,8 +48,7 @@ QString scalarMessage(const QString& what, double actual, double expected) {
 /// every combination of the force/offset coordinate flags. Returns the
 /// generalized force Σ Jᵀ f they should produce (built from the world-frame
 /// point Jacobians) and fills the expected accumulated link wrenches.
-VectorXd applyRandomExternalWrenches(std::mt19937& rng, RandomTree& t,
-                                     std::vector<Vector6d>& expectedLinkWrench) {
+VectorXd applyRandomExternalWrenches(std::mt19937& rng, RandomTree& t, std::vector<Vector6d>& expectedLinkWrench) {
   const int nv = t.mb.numDofs();
   VectorXd generalized = VectorXd::Zero(nv);
   expectedLinkWrench.assign(t.links.size(), Vector6d::Zero());
@@ -114,9 +109,9 @@ class DynamicsConsistencyTest : public QObject {
       std::vector<JointType> roots;
     };
     const std::vector<Row> rows = {
-        {1, {JointType::Revolute, JointType::Prismatic, JointType::Screw, JointType::Universal,
-             JointType::Ball, JointType::Euler, JointType::Planar, JointType::Translational,
-             JointType::Free}},
+        {1,
+         {JointType::Revolute, JointType::Prismatic, JointType::Screw, JointType::Universal, JointType::Ball,
+          JointType::Euler, JointType::Planar, JointType::Translational, JointType::Free}},
         {2, {JointType::Free, JointType::Ball, JointType::Weld, JointType::Euler}},
         {5, {JointType::Free, JointType::Weld, JointType::Planar, JointType::Screw}},
         {10, {JointType::Free, JointType::Universal, JointType::Translational}},
@@ -127,8 +122,7 @@ class DynamicsConsistencyTest : public QObject {
     for (const Row& row : rows) {
       for (JointType root : row.roots) {
         seed += 31;
-        const QByteArray name =
-            QString("%1 links, %2 root").arg(row.numLinks).arg(jointTypeName(root)).toUtf8();
+        const QByteArray name = QString("%1 links, %2 root").arg(row.numLinks).arg(jointTypeName(root)).toUtf8();
         QTest::newRow(name.constData()) << seed << row.numLinks << static_cast<int>(root);
       }
     }
@@ -240,8 +234,10 @@ class DynamicsConsistencyTest : public QObject {
       VectorXd q, v;
       setRandomState(rng, t, q, v);
       std::vector<Vector6d> wrenches;
-      if (trial > 0) applyRandomExternalWrenches(rng, t, wrenches);
-      else clearExternalWrenches(t);
+      if (trial > 0)
+        applyRandomExternalWrenches(rng, t, wrenches);
+      else
+        clearExternalWrenches(t);
       const VectorXd tau = randomVectorX(rng, nv, -2.0, 2.0);
       const VectorXd vdot = t.mb.computeForwardDynamics(tau);
       const VectorXd tauBack = t.mb.computeInverseDynamics(vdot);
@@ -249,8 +245,8 @@ class DynamicsConsistencyTest : public QObject {
       ARTICULA_VERIFY_NEAR_MSG(tauBack, tau, tol, ctx + " ID(FD(τ)) vs τ");
       // And the other way round.
       const VectorXd vdot2 = randomVectorX(rng, nv, -2.0, 2.0);
-      ARTICULA_VERIFY_NEAR_MSG(t.mb.computeForwardDynamics(t.mb.computeInverseDynamics(vdot2)), vdot2,
-                               tol, ctx + " FD(ID(v̇)) vs v̇");
+      ARTICULA_VERIFY_NEAR_MSG(t.mb.computeForwardDynamics(t.mb.computeInverseDynamics(vdot2)), vdot2, tol,
+                               ctx + " FD(ID(v̇)) vs v̇");
     }
     clearExternalWrenches(t);
   }
@@ -305,8 +301,7 @@ class DynamicsConsistencyTest : public QObject {
       const MatrixXd M = t.mb.getMassMatrix();
       QCOMPARE(static_cast<int>(M.rows()), nv);
       QCOMPARE(static_cast<int>(M.cols()), nv);
-      QVERIFY2((M - M.transpose()).norm() <= 1e-13 * std::max(1.0, M.norm()),
-               qPrintable(ctx + " M not symmetric"));
+      QVERIFY2((M - M.transpose()).norm() <= 1e-13 * std::max(1.0, M.norm()), qPrintable(ctx + " M not symmetric"));
       Eigen::SelfAdjointEigenSolver<MatrixXd> es(M, Eigen::EigenvaluesOnly);
       QVERIFY2(es.eigenvalues().minCoeff() > 1e-9 * es.eigenvalues().maxCoeff(),
                qPrintable(ctx + QString(" M not positive definite: eigenvalues in [%1, %2]")
@@ -421,8 +416,8 @@ class DynamicsConsistencyTest : public QObject {
     for (const Joint& j0 : joints) {
       const int n = j0.numDofs();
       if (n == 0) continue;
-      const QString ctx = fetchContext(0) + QString(", %1 joint %2").arg(jointTypeName(j0.type())).arg(
-                                                QString::fromStdString(j0.name()));
+      const QString ctx = fetchContext(0) +
+                          QString(", %1 joint %2").arg(jointTypeName(j0.type())).arg(QString::fromStdString(j0.name()));
       if (n == 1) ++tested1Dof;
       const std::string name = j0.name();
       const VectorXd a = randomVectorX(rng, n, 0.05, 0.5);
@@ -501,7 +496,8 @@ class DynamicsConsistencyTest : public QObject {
       for (std::size_t i = 0; i < t.specs.size(); ++i) {
         if (t.specs[i].armature.size() == 0) continue;
         const Joint j = t.links[i].getParentJoint();
-        Tlinks += 0.5 * (t.specs[i].armature.array() * v.segment(j.velocityOffset(), j.numDofs()).array().square()).sum();
+        Tlinks +=
+            0.5 * (t.specs[i].armature.array() * v.segment(j.velocityOffset(), j.numDofs()).array().square()).sum();
       }
       QVERIFY2(scalarNear(T, Tlinks, 1e-10), qPrintable(scalarMessage(ctx + " T vs Σ link energies", T, Tlinks)));
       QVERIFY2(scalarNear(t.mb.getMass(), mass, 1e-14), qPrintable(scalarMessage(ctx + " mass", t.mb.getMass(), mass)));
@@ -560,7 +556,8 @@ class DynamicsConsistencyTest : public QObject {
 
       // Conventions: q → X_WB, body twist → world velocities.
       const Isometry3d X = link.getWorldTransform();
-      ARTICULA_VERIFY_NEAR_MSG(X.matrix(), freeJointTransform(q.head<7>()).matrix(), 1e-14, ctx + " freeJointTransform");
+      ARTICULA_VERIFY_NEAR_MSG(X.matrix(), freeJointTransform(q.head<7>()).matrix(), 1e-14,
+                               ctx + " freeJointTransform");
       const Quaterniond Qexp(q[6], q[3], q[4], q[5]);
       ARTICULA_VERIFY_NEAR_MSG(Matrix3d(X.linear()), Qexp.toRotationMatrix(), 1e-14, ctx + " rotation from xyzw");
       ARTICULA_VERIFY_NEAR_MSG(Vector3d(X.translation()), Vector3d(q.head<3>()), 1e-14, ctx + " translation");
@@ -593,8 +590,7 @@ class DynamicsConsistencyTest : public QObject {
       const VectorXd vdot = mb.computeForwardDynamics(VectorXd::Zero(6));
       ARTICULA_VERIFY_NEAR_MSG(vdot, expectedVdot, 1e-10, ctx + " free-body v̇ vs Newton–Euler");
       mb.setAccelerations(vdot);
-      ARTICULA_VERIFY_NEAR_MSG(link.getLinearAcceleration(I.com), comAcc, 1e-10,
-                               ctx + " COM acceleration = g + F/m");
+      ARTICULA_VERIFY_NEAR_MSG(link.getLinearAcceleration(I.com), comAcc, 1e-10, ctx + " COM acceleration = g + F/m");
       ARTICULA_VERIFY_NEAR_MSG(link.getAngularAcceleration(), Vector3d(R * wdot), 1e-10,
                                ctx + " angular acceleration (Euler's equations)");
       ARTICULA_VERIFY_NEAR_MSG(mb.computeInverseDynamics(vdot), VectorXd::Zero(6), 1e-10,

@@ -42,12 +42,14 @@ using articula::test::CrossingDetector;
 namespace {
 
 // Check without building the message unless it fails (used inside long loops).
-#define ENERGY_CHECK(cond, message)            \
-  do {                                         \
-    if (!(cond)) QFAIL(qPrintable(message));   \
+#define ENERGY_CHECK(cond, message)          \
+  do {                                       \
+    if (!(cond)) QFAIL(qPrintable(message)); \
   } while (false)
 
-QString num(double x) { return QString::number(x, 'g', 17); }
+QString num(double x) {
+  return QString::number(x, 'g', 17);
+}
 
 // Solid box about its centre (computed here, not with Inertia::box, so the
 // test does not depend on that helper).
@@ -134,7 +136,9 @@ double chainEquilibriumPotential(double g) {
   return V;
 }
 
-double totalEnergy(const World& w) { return w.computeKineticEnergy() + w.computePotentialEnergy(); }
+double totalEnergy(const World& w) {
+  return w.computeKineticEnergy() + w.computePotentialEnergy();
+}
 
 // Energies recomputed from frame kinematics: Σ ½ m |v_c|² + ½ ωᵀ I_W ω and
 // −Σ m g·c (a different code path from the engine's energy functions).
@@ -155,7 +159,6 @@ double frameGravityPotential(const std::vector<Link>& links, const Vector3d& g) 
   for (const Link& l : links) V -= l.getInertia().mass * g.dot(l.getCOM());
   return V;
 }
-
 
 // ---- one stiff spring ---------------------------------------------------------
 //
@@ -299,11 +302,12 @@ void TestEnergy::semiImplicitEulerBoundedSmallOscillationChain() {
     if (n > steps - 10000) last = std::max(last, err);
     all = std::max(all, err);
   }
-  qInfo("SIE small oscillation: E_osc = %.6g J, max|E-E0| first 10 s = %.3e, last 10 s = %.3e, all = %.3e", Eosc,
-        first, last, all);
+  qInfo("SIE small oscillation: E_osc = %.6g J, max|E-E0| first 10 s = %.3e, last 10 s = %.3e, all = %.3e", Eosc, first,
+        last, all);
   QVERIFY(first > 0.0);  // an O(h) scheme: some error must be visible
   QVERIFY2(last <= 2.0 * first, qPrintable(QString("secular growth: first %1, last %2").arg(num(first), num(last))));
-  QVERIFY2(all <= 1e-2 * Eosc, qPrintable(QString("max |E-E0| = %1 > 1e-2 * E_osc = %2").arg(num(all), num(1e-2 * Eosc))));
+  QVERIFY2(all <= 1e-2 * Eosc,
+           qPrintable(QString("max |E-E0| = %1 > 1e-2 * E_osc = %2").arg(num(all), num(1e-2 * Eosc))));
 }
 
 // (b') One revolute DoF at large amplitude (θ0 = 2.5 rad, strongly
@@ -406,8 +410,9 @@ void TestEnergy::stiffSpringSemiImplicitNeverGainsEnergy() {
     for (int n = 1; n <= 2000; ++n) {
       world.step();
       const double E = totalEnergy(world);
-      ENERGY_CHECK(std::isfinite(E) && E <= E0 * (1.0 + 1e-12),
-                   QString("k = %1 (ωh = %2): E = %3 > E0 = %4 at step %5").arg(num(k), num(omegaH), num(E), num(E0)).arg(n));
+      ENERGY_CHECK(
+          std::isfinite(E) && E <= E0 * (1.0 + 1e-12),
+          QString("k = %1 (ωh = %2): E = %3 > E0 = %4 at step %5").arg(num(k), num(omegaH), num(E), num(E0)).arg(n));
       maxE = std::max(maxE, E);
     }
     qInfo("stiff spring k = %g (omega*h = %.3g): E0 = %.6g, E(2 s) = %.3e", k, omegaH, E0, totalEnergy(world));
@@ -470,7 +475,9 @@ void TestEnergy::dampedStiffSpringDecaysMonotonically() {
         world.step();
         const double E = totalEnergy(world);
         ENERGY_CHECK(std::isfinite(E) && E <= prev + 1e-13 * E0,
-                     QString("k = %1, d = %2: energy rose from %3 to %4 at step %5").arg(num(k), num(d), num(prev), num(E)).arg(n));
+                     QString("k = %1, d = %2: energy rose from %3 to %4 at step %5")
+                         .arg(num(k), num(d), num(prev), num(E))
+                         .arg(n));
         prev = E;
       }
       QVERIFY2(prev < E0, qPrintable(QString("k = %1, d = %2: no dissipation").arg(num(k), num(d))));
@@ -532,7 +539,8 @@ void TestEnergy::stiffChainWithGravityStaysBounded() {
     }
     // Static equilibrium: τ_spring = −k q balances gravity, q ≈ −k⁻¹·g(q) ≈ O(1e-6).
     const VectorXd q = mb.getPositions();
-    QVERIFY2(q.cwiseAbs().maxCoeff() < 1e-4, qPrintable(QString("q = %1").arg(QString::fromStdString(test::describe(q.transpose())))));
+    QVERIFY2(q.cwiseAbs().maxCoeff() < 1e-4,
+             qPrintable(QString("q = %1").arg(QString::fromStdString(test::describe(q.transpose())))));
     QVERIFY2(mb.getVelocities().cwiseAbs().maxCoeff() < 1e-3,
              qPrintable(QString("v = %1").arg(QString::fromStdString(test::describe(mb.getVelocities().transpose())))));
   }

@@ -92,8 +92,8 @@ std::unique_ptr<Scene> makeScene(std::uint32_t seed) {
   const FreeFrame freeOnFree = world.addFreeFrame("freeOnFree", freeOnLink, randomTransform(rng, 0.5));
   const FixedFrame fixedOnFree = world.addFixedFrame("fixedOnFree", freeOnWorld, randomTransform(rng, 0.5));
   for (const FreeFrame& f : {freeOnLink, freeOnWorld, freeOnFree}) {
-    s->freeMotions.push_back(
-        {f, f.getRelativeTransform(), Vector6d(randomVectorX(rng, 6, -1.0, 1.0)), Vector6d(randomVectorX(rng, 6, -2.0, 2.0))});
+    s->freeMotions.push_back({f, f.getRelativeTransform(), Vector6d(randomVectorX(rng, 6, -1.0, 1.0)),
+                              Vector6d(randomVectorX(rng, 6, -2.0, 2.0))});
   }
   s->q = randomPositions(rng, s->tree.mb);
   s->v = randomVectorX(rng, s->tree.mb.numDofs(), -1.5, 1.5);
@@ -146,8 +146,9 @@ class FrameTest : public QObject {
         for (const NamedFrame& b : F) {
           const QString ab = b.name + " rel. " + a.name;
           const Isometry3d X_AB = b.frame.getTransform(a.frame);
-          ARTICULA_VERIFY_NEAR_MSG(X_AB.matrix(), Eigen::Matrix4d((X_WA.inverse() * b.frame.getWorldTransform()).matrix()),
-                                   1e-12, ab + ": X_AB = X_WA⁻¹ X_WB");
+          ARTICULA_VERIFY_NEAR_MSG(X_AB.matrix(),
+                                   Eigen::Matrix4d((X_WA.inverse() * b.frame.getWorldTransform()).matrix()), 1e-12,
+                                   ab + ": X_AB = X_WA⁻¹ X_WB");
           ARTICULA_VERIFY_NEAR_MSG(X_AB.matrix(), Eigen::Matrix4d(a.frame.getTransform(b.frame).inverse().matrix()),
                                    1e-12, ab + ": X_AB = X_BA⁻¹");
           ARTICULA_VERIFY_NEAR_MSG(b.frame.getTransform(a.frame, a.frame).matrix(), X_AB.matrix(), 1e-14,
@@ -185,14 +186,16 @@ class FrameTest : public QObject {
     QVERIFY(*world.getFreeFrame("user") == f);
     ARTICULA_VERIFY_NEAR_MSG(f.getRelativeTransform().matrix(), X_PF.matrix(), 1e-15, "relative transform at creation");
     ARTICULA_VERIFY_NEAR_MSG(f.getTransform(parent).matrix(), X_PF.matrix(), 1e-12, "transform relative to the parent");
-    ARTICULA_VERIFY_NEAR_MSG(f.getWorldTransform().matrix(), Eigen::Matrix4d((parent.getWorldTransform() * X_PF).matrix()),
-                             1e-12, "X_WF = X_WP X_PF");
+    ARTICULA_VERIFY_NEAR_MSG(f.getWorldTransform().matrix(),
+                             Eigen::Matrix4d((parent.getWorldTransform() * X_PF).matrix()), 1e-12, "X_WF = X_WP X_PF");
 
     // Moving the multibody moves the frame with its parent, not relative to it.
     s->tree.mb.setPositions(randomPositions(rng, s->tree.mb));
-    ARTICULA_VERIFY_NEAR_MSG(f.getRelativeTransform().matrix(), X_PF.matrix(), 1e-15, "relative transform after q change");
-    ARTICULA_VERIFY_NEAR_MSG(f.getWorldTransform().matrix(), Eigen::Matrix4d((parent.getWorldTransform() * X_PF).matrix()),
-                             1e-12, "X_WF after q change");
+    ARTICULA_VERIFY_NEAR_MSG(f.getRelativeTransform().matrix(), X_PF.matrix(), 1e-15,
+                             "relative transform after q change");
+    ARTICULA_VERIFY_NEAR_MSG(f.getWorldTransform().matrix(),
+                             Eigen::Matrix4d((parent.getWorldTransform() * X_PF).matrix()), 1e-12,
+                             "X_WF after q change");
 
     const Isometry3d Y = randomTransform(rng, 0.5);
     f.setRelativeTransform(Y);
@@ -202,10 +205,12 @@ class FrameTest : public QObject {
     for (const Frame& R : {Frame(other), Frame(s->freeMotions[2].frame), Frame::World(), Frame(parent)}) {
       const Isometry3d X_RF = randomTransform(rng, 1.0);
       f.setTransform(X_RF, R);
-      ARTICULA_VERIFY_NEAR_MSG(f.getTransform(R).matrix(), X_RF.matrix(), 1e-12, "setTransform(X, R) → getTransform(R)");
-      ARTICULA_VERIFY_NEAR_MSG(f.getRelativeTransform().matrix(),
-                               Eigen::Matrix4d((parent.getWorldTransform().inverse() * R.getWorldTransform() * X_RF).matrix()),
-                               1e-12, "setTransform stores X_PR X_RF");
+      ARTICULA_VERIFY_NEAR_MSG(f.getTransform(R).matrix(), X_RF.matrix(), 1e-12,
+                               "setTransform(X, R) → getTransform(R)");
+      ARTICULA_VERIFY_NEAR_MSG(
+          f.getRelativeTransform().matrix(),
+          Eigen::Matrix4d((parent.getWorldTransform().inverse() * R.getWorldTransform() * X_RF).matrix()), 1e-12,
+          "setTransform stores X_PR X_RF");
     }
     const Isometry3d X_WF = randomTransform(rng, 1.0);
     f.setTransform(X_WF);
@@ -277,13 +282,14 @@ class FrameTest : public QObject {
                                ctx + " nested fixed frame");
       ARTICULA_VERIFY_NEAR_MSG(f.getTransform(link).matrix(), X_LF.matrix(), 1e-12, ctx + " X_LF");
       const Vector3d r = randomVector(rng, -0.5, 0.5);  // point of F
-      const Vector3d rL = X_LF * r;                       // the same point in L
+      const Vector3d rL = X_LF * r;                     // the same point in L
       ARTICULA_VERIFY_NEAR_MSG(f.getAngularVelocity(), link.getAngularVelocity(), 1e-12, ctx + " ω");
       ARTICULA_VERIFY_NEAR_MSG(f.getLinearVelocity(r), link.getLinearVelocity(rL), 1e-12, ctx + " point velocity");
       ARTICULA_VERIFY_NEAR_MSG(f.getAngularAcceleration(), link.getAngularAcceleration(), 1e-12, ctx + " α");
       ARTICULA_VERIFY_NEAR_MSG(f.getLinearAcceleration(r), link.getLinearAcceleration(rL), 1e-12,
                                ctx + " point acceleration");
-      ARTICULA_VERIFY_NEAR_MSG(f.getLinearVelocity(r, link, link), Vector3d::Zero(), 1e-12, ctx + " no motion relative to L");
+      ARTICULA_VERIFY_NEAR_MSG(f.getLinearVelocity(r, link, link), Vector3d::Zero(), 1e-12,
+                               ctx + " no motion relative to L");
       ARTICULA_VERIFY_NEAR_MSG(f.getLinearAcceleration(r, link, f), Vector3d::Zero(), 1e-12,
                                ctx + " no acceleration relative to L");
       // Body twist of F: [R_FL ω_L; R_FL (v_L + ω_L × p_LF)] in L's body coordinates.
@@ -303,10 +309,10 @@ class FrameTest : public QObject {
       for (const NamedFrame& a : s->frames) {
         for (const NamedFrame& c : {s->frames[0], s->frames[2], s->frames[5], b}) {
           const QString ctx = b.name + " rel. " + a.name + " in " + c.name;
-          ARTICULA_VERIFY_NEAR_MSG(b.frame.getSpatialVelocity(a.frame, c.frame),
-                                   stack(b.frame.getAngularVelocity(a.frame, c.frame),
-                                         b.frame.getLinearVelocity(a.frame, c.frame)),
-                                   1e-12, ctx + ": spatial velocity vs components");
+          ARTICULA_VERIFY_NEAR_MSG(
+              b.frame.getSpatialVelocity(a.frame, c.frame),
+              stack(b.frame.getAngularVelocity(a.frame, c.frame), b.frame.getLinearVelocity(a.frame, c.frame)), 1e-12,
+              ctx + ": spatial velocity vs components");
         }
       }
       ARTICULA_VERIFY_NEAR_MSG(b.frame.getSpatialVelocity(),
@@ -376,8 +382,10 @@ class FrameTest : public QObject {
           // Re-expressed in a third frame C: R_CA times the same vector.
           const Frame& C = s->frames[(a + b + 3) % n].frame;
           const Matrix3d R_CA = A.getTransform(C).linear();
-          ARTICULA_VERIFY_NEAR_MSG(B.getLinearVelocity(r, A, C), Vector3d(R_CA * pdot), 1e-6, ctx + " point velocity in C");
-          ARTICULA_VERIFY_NEAR_MSG(B.getAngularVelocity(A, C), Vector3d(R_CA * w), 1e-6, ctx + " angular velocity in C");
+          ARTICULA_VERIFY_NEAR_MSG(B.getLinearVelocity(r, A, C), Vector3d(R_CA * pdot), 1e-6,
+                                   ctx + " point velocity in C");
+          ARTICULA_VERIFY_NEAR_MSG(B.getAngularVelocity(A, C), Vector3d(R_CA * w), 1e-6,
+                                   ctx + " angular velocity in C");
           ARTICULA_VERIFY_NEAR_MSG(B.getSpatialVelocity(A, C), stack(R_CA * w, R_CA * origindot), 1e-6,
                                    ctx + " spatial velocity in C");
         }
@@ -459,12 +467,14 @@ class FrameTest : public QObject {
           const Vector3d r = randomVector(rng, -0.5, 0.5);
           const Vector3d p = B.getWorldTransform() * r - pA;
           const Vector3d vRel = B.getLinearVelocity(r) - vA - wA.cross(p);
-          const Vector3d aRel = B.getLinearAcceleration(r) - aA - alphaA.cross(p) - 2.0 * wA.cross(vRel) -
-                                wA.cross(wA.cross(p));
+          const Vector3d aRel =
+              B.getLinearAcceleration(r) - aA - alphaA.cross(p) - 2.0 * wA.cross(vRel) - wA.cross(wA.cross(p));
           const Vector3d wRel = B.getAngularVelocity() - wA;
           const Vector3d alphaRel = B.getAngularAcceleration() - alphaA - wA.cross(B.getAngularVelocity());
-          ARTICULA_VERIFY_NEAR_MSG(B.getLinearVelocity(r, A, Frame::World()), vRel, 1e-10, ctx + " v_BA (world coords)");
-          ARTICULA_VERIFY_NEAR_MSG(Vector3d(R_WA * B.getLinearVelocity(r, A, A)), vRel, 1e-10, ctx + " v_BA (A coords)");
+          ARTICULA_VERIFY_NEAR_MSG(B.getLinearVelocity(r, A, Frame::World()), vRel, 1e-10,
+                                   ctx + " v_BA (world coords)");
+          ARTICULA_VERIFY_NEAR_MSG(Vector3d(R_WA * B.getLinearVelocity(r, A, A)), vRel, 1e-10,
+                                   ctx + " v_BA (A coords)");
           ARTICULA_VERIFY_NEAR_MSG(B.getAngularVelocity(A, Frame::World()), wRel, 1e-10, ctx + " ω_BA");
           ARTICULA_VERIFY_NEAR_MSG(B.getLinearAcceleration(r, A, Frame::World()), aRel, 1e-10,
                                    ctx + " a_BA (world coords) vs transport formula");

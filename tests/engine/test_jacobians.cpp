@@ -67,11 +67,10 @@ class JacobianTest : public QObject {
     QTest::addColumn<int>("numLinks");
     QTest::addColumn<int>("rootType");
     const std::vector<std::pair<int, JointType>> rows = {
-        {1, JointType::Free},       {1, JointType::Ball},      {1, JointType::Euler},
-        {1, JointType::Planar},     {1, JointType::Screw},     {2, JointType::Universal},
-        {2, JointType::Free},       {5, JointType::Weld},      {5, JointType::Translational},
-        {11, JointType::Free},      {11, JointType::Revolute}, {25, JointType::Free},
-        {25, JointType::Prismatic}, {50, JointType::Free},
+        {1, JointType::Free},          {1, JointType::Ball},      {1, JointType::Euler},     {1, JointType::Planar},
+        {1, JointType::Screw},         {2, JointType::Universal}, {2, JointType::Free},      {5, JointType::Weld},
+        {5, JointType::Translational}, {11, JointType::Free},     {11, JointType::Revolute}, {25, JointType::Free},
+        {25, JointType::Prismatic},    {50, JointType::Free},
     };
     int seed = 7;
     for (const auto& [n, root] : rows) {
@@ -198,12 +197,11 @@ class JacobianTest : public QObject {
       const Link& link = t.links[i];
       const Vector3d offset = randomVector(rng, -0.5, 0.5);
       const Matrix6Xd Jw = link.getJacobian(offset);
-      const std::vector<std::pair<Frame, QString>> frames = {
-          {link, "own link frame"},
-          {t.links[other], "another link"},
-          {fixed, "fixed frame on a link"},
-          {freeFrame, "free frame"},
-          {Frame::World(), "world"}};
+      const std::vector<std::pair<Frame, QString>> frames = {{link, "own link frame"},
+                                                             {t.links[other], "another link"},
+                                                             {fixed, "fixed frame on a link"},
+                                                             {freeFrame, "free frame"},
+                                                             {Frame::World(), "world"}};
       for (const auto& [C, name] : frames) {
         const Matrix3d R_CW = C.getWorldTransform().linear().transpose();
         const Matrix6Xd Jc = link.getJacobian(offset, C);
@@ -267,8 +265,7 @@ class JacobianTest : public QObject {
     std::mt19937 rng(fetchSeed() + 500u);
     const int nv = t.mb.numDofs();
     const double h = 1e-6;
-    const FixedFrame fixed =
-        t.world->addFixedFrame("fixed", t.links[t.links.size() / 2], randomTransform(rng, 0.5));
+    const FixedFrame fixed = t.world->addFixedFrame("fixed", t.links[t.links.size() / 2], randomTransform(rng, 0.5));
     for (int trial = 0; trial < 2; ++trial) {
       const VectorXd q = randomPositions(rng, t.mb);
       const VectorXd v = randomVectorX(rng, nv, -1.5, 1.5);
@@ -317,8 +314,7 @@ class JacobianTest : public QObject {
       t.mb.setAccelerations(vdot);
       for (std::size_t i = 0; i < t.links.size(); ++i) {
         const Vector3d offset = randomVector(rng, -0.5, 0.5);
-        const Vector6d A =
-            t.links[i].getJacobianTimeDerivative(offset) * v + t.links[i].getJacobian(offset) * vdot;
+        const Vector6d A = t.links[i].getJacobianTimeDerivative(offset) * v + t.links[i].getJacobian(offset) * vdot;
         Vector6d expected;
         expected << t.links[i].getAngularAcceleration(), t.links[i].getLinearAcceleration(offset);
         ARTICULA_VERIFY_NEAR_MSG(A, expected, 1e-10, context(i, "J̇ v + J v̇ vs frame acceleration"));

@@ -38,7 +38,9 @@ std::atomic<std::size_t> g_newCount{0};     // operator new (all variants)
 std::atomic<std::size_t> g_deleteCount{0};  // operator delete (all variants), non-null pointers
 std::atomic<std::size_t> g_mallocCount{0};  // malloc/calloc/realloc (when interposed)
 
-inline bool counting() { return g_counting.load(std::memory_order_relaxed); }
+inline bool counting() {
+  return g_counting.load(std::memory_order_relaxed);
+}
 
 void* allocateCounted(std::size_t size) {
   if (counting()) g_newCount.fetch_add(1, std::memory_order_relaxed);
@@ -72,8 +74,12 @@ void* operator new[](std::size_t size) {
   if (void* p = allocateCounted(size)) return p;
   throw std::bad_alloc();
 }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocateCounted(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocateCounted(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return allocateCounted(size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return allocateCounted(size);
+}
 void* operator new(std::size_t size, std::align_val_t al) {
   if (void* p = allocateAlignedCounted(size, al)) return p;
   throw std::bad_alloc();
@@ -89,18 +95,42 @@ void* operator new[](std::size_t size, std::align_val_t al, const std::nothrow_t
   return allocateAlignedCounted(size, al);
 }
 
-void operator delete(void* p) noexcept { freeCounted(p); }
-void operator delete[](void* p) noexcept { freeCounted(p); }
-void operator delete(void* p, std::size_t) noexcept { freeCounted(p); }
-void operator delete[](void* p, std::size_t) noexcept { freeCounted(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { freeCounted(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { freeCounted(p); }
-void operator delete(void* p, std::align_val_t) noexcept { freeCounted(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { freeCounted(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { freeCounted(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { freeCounted(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { freeCounted(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { freeCounted(p); }
+void operator delete(void* p) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p) noexcept {
+  freeCounted(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  freeCounted(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  freeCounted(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  freeCounted(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  freeCounted(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  freeCounted(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  freeCounted(p);
+}
 
 // ---- C allocation functions (glibc, no sanitizer) ---------------------------
 
@@ -160,7 +190,9 @@ struct Counts {
   std::size_t news, deletes, mallocs;
 };
 
-Counts counts() { return {g_newCount.load(), g_deleteCount.load(), g_mallocCount.load()}; }
+Counts counts() {
+  return {g_newCount.load(), g_deleteCount.load(), g_mallocCount.load()};
+}
 
 QString describeCounts(const Counts& c) {
   return QString("operator new: %1, operator delete: %2, malloc/calloc/realloc: %3%4")
@@ -206,14 +238,21 @@ Scene buildScene(World& w) {
   Scene s;
   s.mb = w.addMultibody("robot");
   s.torso = s.mb.addLink(linkOptions("torso", 2.0, Vector3d(0, 0, 0.05)), JointSpec::free().named("root"));
-  s.arm = s.mb.addLink(linkOptions("arm", 1.0, Vector3d(0.1, 0, 0)), s.torso,
-                       passive(JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0.2, 0, 0)), true).named("j_arm"));
-  s.slider = s.mb.addLink(linkOptions("slider", 0.5, Vector3d(0, 0, 0.02)), s.arm,
-                          passive(JointSpec::prismatic(Vector3d::UnitX()).withParentOffset(translation(0.2, 0, 0)), true).named("j_slider"));
-  s.shoulder = s.mb.addLink(linkOptions("shoulder", 0.8, Vector3d(0, 0, -0.1)), s.torso,
-                            passive(JointSpec::ball().withParentOffset(translation(-0.2, 0, 0)), false).named("j_ball"));
-  s.wrist = s.mb.addLink(linkOptions("wrist", 0.4, Vector3d(0, 0.02, -0.05)), s.shoulder,
-                         passive(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitZ()).withParentOffset(translation(0, 0, -0.2)), true).named("j_uni"));
+  s.arm = s.mb.addLink(
+      linkOptions("arm", 1.0, Vector3d(0.1, 0, 0)), s.torso,
+      passive(JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0.2, 0, 0)), true).named("j_arm"));
+  s.slider =
+      s.mb.addLink(linkOptions("slider", 0.5, Vector3d(0, 0, 0.02)), s.arm,
+                   passive(JointSpec::prismatic(Vector3d::UnitX()).withParentOffset(translation(0.2, 0, 0)), true)
+                       .named("j_slider"));
+  s.shoulder =
+      s.mb.addLink(linkOptions("shoulder", 0.8, Vector3d(0, 0, -0.1)), s.torso,
+                   passive(JointSpec::ball().withParentOffset(translation(-0.2, 0, 0)), false).named("j_ball"));
+  s.wrist = s.mb.addLink(
+      linkOptions("wrist", 0.4, Vector3d(0, 0.02, -0.05)), s.shoulder,
+      passive(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitZ()).withParentOffset(translation(0, 0, -0.2)),
+              true)
+          .named("j_uni"));
   s.plate = s.mb.addLink(linkOptions("plate", 0.3, Vector3d(0.01, 0, 0)), s.wrist,
                          passive(JointSpec::euler().withParentOffset(translation(0, 0, -0.1)), true).named("j_eul"));
   s.mb.addLink(linkOptions("tray", 0.3, Vector3d(0, 0.01, 0)), s.torso,
@@ -248,10 +287,10 @@ void prepare(World& w, Scene& s, Integrator integrator) {
 
 }  // namespace
 
-#define VERIFY_NO_ALLOCATION(c)                                                        \
-  do {                                                                                 \
-    const Counts c_ = (c);                                                             \
-    QVERIFY2(c_.news == 0 && c_.mallocs == 0, qPrintable(describeCounts(c_)));         \
+#define VERIFY_NO_ALLOCATION(c)                                                \
+  do {                                                                         \
+    const Counts c_ = (c);                                                     \
+    QVERIFY2(c_.news == 0 && c_.mallocs == 0, qPrintable(describeCounts(c_))); \
   } while (false)
 
 class TestNoAllocation : public QObject {
@@ -365,7 +404,9 @@ void TestNoAllocation::countersCountEngineAllocations() {
   QVERIFY2(counts().news + counts().mallocs >= 1, qPrintable(describeCounts(counts())));
 }
 
-void TestNoAllocation::stepDoesNotAllocate_data() { addIntegratorRows(); }
+void TestNoAllocation::stepDoesNotAllocate_data() {
+  addIntegratorRows();
+}
 
 void TestNoAllocation::stepDoesNotAllocate() {
   QFETCH(int, integrator);
@@ -385,7 +426,9 @@ void TestNoAllocation::stepDoesNotAllocate() {
   QVERIFY(w.getPositions().allFinite());
 }
 
-void TestNoAllocation::externalForceThenStepDoesNotAllocate_data() { addIntegratorRows(); }
+void TestNoAllocation::externalForceThenStepDoesNotAllocate_data() {
+  addIntegratorRows();
+}
 
 void TestNoAllocation::externalForceThenStepDoesNotAllocate() {
   QFETCH(int, integrator);
@@ -410,7 +453,9 @@ void TestNoAllocation::externalForceThenStepDoesNotAllocate() {
   QVERIFY(w.getPositions().allFinite());
 }
 
-void TestNoAllocation::setPositionThenStepDoesNotAllocate_data() { addIntegratorRows(); }
+void TestNoAllocation::setPositionThenStepDoesNotAllocate_data() {
+  addIntegratorRows();
+}
 
 void TestNoAllocation::setPositionThenStepDoesNotAllocate() {
   QFETCH(int, integrator);

@@ -22,22 +22,26 @@
 using namespace articula;
 using namespace articula::test;
 
-#define VERIFY_EMPTY(errorString)                                \
-  do {                                                           \
-    const QString e_ = (errorString);                            \
-    QVERIFY2(e_.isEmpty(), qPrintable(e_));                      \
+#define VERIFY_EMPTY(errorString)           \
+  do {                                      \
+    const QString e_ = (errorString);       \
+    QVERIFY2(e_.isEmpty(), qPrintable(e_)); \
   } while (false)
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 std::string leafName(const std::string& name) {
   const auto slash = name.rfind('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
-std::string leaf(const Link& l) { return leafName(l.name()); }
+std::string leaf(const Link& l) {
+  return leafName(l.name());
+}
 
 /// `name` is `base` followed by a numeric suffix (optionally after one separator).
 bool hasNumericSuffix(const std::string& nameIn, const std::string& base) {
@@ -45,7 +49,8 @@ bool hasNumericSuffix(const std::string& nameIn, const std::string& base) {
   if (name.size() <= base.size() || name.compare(0, base.size(), base) != 0) return false;
   std::string rest = name.substr(base.size());
   if (!rest.empty() && (rest[0] == '_' || rest[0] == '-' || rest[0] == '.')) rest.erase(0, 1);
-  return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  return !rest.empty() &&
+         std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 LinkOptions linkOptions(const std::string& name, double mass = 1.0) {
@@ -62,7 +67,9 @@ bool bitEqual(const VectorXd& a, const VectorXd& b) {
          (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0);
 }
 
-QString vecString(const VectorXd& v) { return QString::fromStdString(test::describe(v.transpose())); }
+QString vecString(const VectorXd& v) {
+  return QString::fromStdString(test::describe(v.transpose()));
+}
 
 /// base (free root)
 ///  ├─ a1 (revolute z)
@@ -139,7 +146,8 @@ QString treeInvariantError(const Multibody& mb) {
   int qOffset = 0, vOffset = 0;
   std::vector<std::string> linkNames, jointNames;
   for (std::size_t i = 0; i < links.size(); ++i) {
-    if (!(joints[i].getChildLink() == links[i])) return where + QString("joint %1 is not the parent joint of link %1").arg(i);
+    if (!(joints[i].getChildLink() == links[i]))
+      return where + QString("joint %1 is not the parent joint of link %1").arg(i);
     if (!(links[i].getParentJoint() == joints[i])) return where + QString("link %1 parent joint mismatch").arg(i);
     if (!(links[i].getMultibody() == mb)) return where + QString("link %1 reports another multibody").arg(i);
     const auto parent = links[i].getParentLink();
@@ -154,8 +162,10 @@ QString treeInvariantError(const Multibody& mb) {
       if (std::find(siblings.begin(), siblings.end(), links[i]) == siblings.end())
         return where + QString("link %1 missing from its parent's children").arg(qs(leaf(links[i])));
     }
-    if (joints[i].positionOffset() != qOffset) return where + QString("position offset of joint %1").arg(qs(joints[i].name()));
-    if (joints[i].velocityOffset() != vOffset) return where + QString("velocity offset of joint %1").arg(qs(joints[i].name()));
+    if (joints[i].positionOffset() != qOffset)
+      return where + QString("position offset of joint %1").arg(qs(joints[i].name()));
+    if (joints[i].velocityOffset() != vOffset)
+      return where + QString("velocity offset of joint %1").arg(qs(joints[i].name()));
     if (joints[i].numPositions() != numPositions(joints[i].type())) return where + "numPositions vs type";
     if (joints[i].numDofs() != numDofs(joints[i].type())) return where + "numDofs vs type";
     if (joints[i].getPositions().size() != joints[i].numPositions()) return where + "joint position size";
@@ -174,7 +184,8 @@ QString treeInvariantError(const Multibody& mb) {
   std::sort(linkNames.begin(), linkNames.end());
   std::sort(jointNames.begin(), jointNames.end());
   if (std::adjacent_find(linkNames.begin(), linkNames.end()) != linkNames.end()) return where + "duplicate link names";
-  if (std::adjacent_find(jointNames.begin(), jointNames.end()) != jointNames.end()) return where + "duplicate joint names";
+  if (std::adjacent_find(jointNames.begin(), jointNames.end()) != jointNames.end())
+    return where + "duplicate joint names";
   return {};
 }
 
@@ -251,8 +262,8 @@ void TestSkeletonEditing::removeSubtree() {
   Tree t = buildTree(w);
   setCoordinates(t);
   const Joint ja2 = t.a2.getParentJoint(), ja3 = t.a3.getParentJoint();
-  const auto kept = captureJoints({t.base.getParentJoint(), t.a1.getParentJoint(), t.b1.getParentJoint(),
-                                   t.b2.getParentJoint()});
+  const auto kept =
+      captureJoints({t.base.getParentJoint(), t.a1.getParentJoint(), t.b1.getParentJoint(), t.b2.getParentJoint()});
   std::map<std::string, Isometry3d> poses;
   for (const Link& l : {t.base, t.a1, t.b1, t.b2}) poses[leaf(l)] = l.getWorldTransform();
 
@@ -337,8 +348,7 @@ void TestSkeletonEditing::moveToWithinMultibody() {
   VERIFY_NEAR(t.a2.getTransform(t.b1).matrix(), X_a1_a2.matrix(), 1e-12);
   VERIFY_NEAR(t.a3.getTransform(t.a2).matrix(), X_a2_a3.matrix(), 1e-12);
   VERIFY_NEAR(t.a2.getWorldTransform().matrix(), (t.b1.getWorldTransform() * X_a1_a2).matrix(), 1e-12);
-  VERIFY_NEAR(t.a3.getWorldTransform().matrix(),
-                       (t.b1.getWorldTransform() * X_a1_a2 * X_a2_a3).matrix(), 1e-12);
+  VERIFY_NEAR(t.a3.getWorldTransform().matrix(), (t.b1.getWorldTransform() * X_a1_a2 * X_a2_a3).matrix(), 1e-12);
   // The multibody-level vectors follow the new tree order.
   const VectorXd q = t.mb.getPositions();
   QVERIFY(bitEqual(q.segment(ja2.positionOffset(), 4), ja2.getPositions()));
@@ -449,8 +459,8 @@ void TestSkeletonEditing::moveToWithNewJoint() {
   VERIFY_NEAR(t.a3.getTransform(t.a2).matrix(), X_a2_a3.matrix(), 1e-12);
   // X_PC = parentOffset · R_x(θ), whatever θ the new joint has.
   const double theta = t.a2.getParentJoint().getPosition(0);
-  VERIFY_NEAR(t.a2.getTransform(t.b2).matrix(),
-                       (translation(0, 0, -0.2) * rotation(theta, Vector3d::UnitX())).matrix(), 1e-12);
+  VERIFY_NEAR(t.a2.getTransform(t.b2).matrix(), (translation(0, 0, -0.2) * rotation(theta, Vector3d::UnitX())).matrix(),
+              1e-12);
 }
 
 void TestSkeletonEditing::splitPreservesWorldPose_data() {
@@ -698,8 +708,7 @@ void TestSkeletonEditing::setSpecChangesType() {
   VERIFY_NEAR(ja1.getVelocities(), Vector3d::Zero().eval(), 0.0);
   VERIFY_EMPTY(jointStateError(others));
   VERIFY_EMPTY(treeInvariantError(t.mb));
-  VERIFY_NEAR(t.a1.getWorldTransform().matrix(),
-                       (t.base.getWorldTransform() * translation(0.3, 0, 0)).matrix(), 1e-12);
+  VERIFY_NEAR(t.a1.getWorldTransform().matrix(), (t.base.getWorldTransform() * translation(0.3, 0, 0)).matrix(), 1e-12);
 
   // Ball → weld: no DoFs.
   ja1.setSpec(JointSpec::weld(translation(0.3, 0, 0)).named("j_a1"));
@@ -724,8 +733,8 @@ void TestSkeletonEditing::setSpecChangesType() {
   jb2.setSpec(JointSpec::revolute(Vector3d::UnitX()).withParentOffset(translation(0, 0, -0.4)).named("j_b2"));
   QCOMPARE(jb2.getPosition(0), theta);
   QCOMPARE(t.mb.numDofs(), 15);
-  VERIFY_NEAR(t.b2.getTransform(t.b1).matrix(),
-                       (translation(0, 0, -0.4) * rotation(theta, Vector3d::UnitX())).matrix(), 1e-12);
+  VERIFY_NEAR(t.b2.getTransform(t.b1).matrix(), (translation(0, 0, -0.4) * rotation(theta, Vector3d::UnitX())).matrix(),
+              1e-12);
   QCOMPARE(w.getStateSpace().numVelocities(), 15);
 }
 
@@ -763,12 +772,16 @@ void TestSkeletonEditing::untouchedStateSurvivesEdits() {
       {"add link under a2", [&] { t.mb.addLink(linkOptions("n2"), t.a2, JointSpec::planar().named("j_n2")); }},
       {"move a2 under base", [&] { t.a2.moveTo(t.base); }},
       {"copy a2 under a1", [&] { t.a2.copyTo(t.a1); }},
-      {"add multibody", [&] {
+      {"add multibody",
+       [&] {
          Multibody extra = w.addMultibody("extra");
          extra.addLink(linkOptions("e"), JointSpec::ball());
        }},
       {"add rigid body", [&] { w.addRigidBody("rb2"); }},
-      {"setSpec a1", [&] { t.a1.getParentJoint().setSpec(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitZ()).named("j_a1")); }},
+      {"setSpec a1",
+       [&] {
+         t.a1.getParentJoint().setSpec(JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitZ()).named("j_a1"));
+       }},
       {"split a2", [&] { t.a2.split("split_a2"); }},
       {"copy a1 as multibody", [&] { t.a1.copyAsMultibody("copy_a1"); }},
       {"remove multibody", [&] { w.remove(*w.getMultibody("extra")); }},

@@ -23,37 +23,39 @@ using namespace articula;
 using namespace articula::test;
 
 // Expects `ExType` whose message mentions `needle`.
-#define EXPECT_THROW_MENTIONING(ExType, needle, ...)                                             \
-  do {                                                                                           \
-    bool caught_ = false;                                                                        \
-    try {                                                                                        \
-      __VA_ARGS__;                                                                               \
-    } catch (const ExType& e_) {                                                                 \
-      caught_ = true;                                                                            \
-      const std::string msg_ = e_.what();                                                        \
-      QVERIFY2(msg_.find(needle) != std::string::npos,                                           \
-               qPrintable(QString("message '%1' does not mention '%2'")                          \
+#define EXPECT_THROW_MENTIONING(ExType, needle, ...)                                                \
+  do {                                                                                              \
+    bool caught_ = false;                                                                           \
+    try {                                                                                           \
+      __VA_ARGS__;                                                                                  \
+    } catch (const ExType& e_) {                                                                    \
+      caught_ = true;                                                                               \
+      const std::string msg_ = e_.what();                                                           \
+      QVERIFY2(msg_.find(needle) != std::string::npos,                                              \
+               qPrintable(QString("message '%1' does not mention '%2'")                             \
                               .arg(QString::fromStdString(msg_), QString::fromStdString(needle)))); \
-    } catch (const std::exception& e_) {                                                         \
-      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")   \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));   \
-    }                                                                                            \
-    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                               \
+    } catch (const std::exception& e_) {                                                            \
+      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")     \
+                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));      \
+    }                                                                                               \
+    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                                  \
   } while (false)
 
-#define EXPECT_NO_THROW(...)                                                                    \
-  do {                                                                                          \
-    try {                                                                                       \
-      __VA_ARGS__;                                                                              \
-    } catch (const std::exception& e_) {                                                        \
-      QFAIL(qPrintable(QString("unexpected exception (%1) from: %2")                             \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));  \
-    }                                                                                           \
+#define EXPECT_NO_THROW(...)                                                                   \
+  do {                                                                                         \
+    try {                                                                                      \
+      __VA_ARGS__;                                                                             \
+    } catch (const std::exception& e_) {                                                       \
+      QFAIL(qPrintable(QString("unexpected exception (%1) from: %2")                           \
+                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__)))); \
+    }                                                                                          \
   } while (false)
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 /// Last path component of a name ("mb/link" -> "link").
 std::string leafName(const std::string& name) {
@@ -77,8 +79,7 @@ Isometry3d pose(const Matrix3d& R, const Vector3d& p) {
   return X;
 }
 
-LinkOptions linkOptions(const std::string& name, double mass = 1.0,
-                        const Vector3d& com = Vector3d::Zero()) {
+LinkOptions linkOptions(const std::string& name, double mass = 1.0, const Vector3d& com = Vector3d::Zero()) {
   LinkOptions o;
   o.name = name;
   o.inertia.mass = mass;
@@ -112,9 +113,7 @@ Arm makeArm(World& w, const std::string& name = "arm") {
   a.upper = a.mb.addLink(linkOptions("upper", 1.0, Vector3d(0.5 * kL1, 0, 0)),
                          JointSpec::revolute(Vector3d::UnitZ()).named("shoulder"));
   a.fore = a.mb.addLink(linkOptions("fore", 0.8, Vector3d(0.5 * kL2, 0, 0)), a.upper,
-                        JointSpec::revolute(Vector3d::UnitZ())
-                            .withParentOffset(translation(kL1, 0, 0))
-                            .named("elbow"));
+                        JointSpec::revolute(Vector3d::UnitZ()).withParentOffset(translation(kL1, 0, 0)).named("elbow"));
   a.shoulder = a.upper.getParentJoint();
   a.elbow = a.fore.getParentJoint();
   return a;
@@ -128,8 +127,7 @@ Isometry3d foreArmPose(double t1, double t2) {
 /// Adds a pendulum multibody "pend": one link hinged about world x with an offset COM.
 Multibody makePendulum(World& w, const std::string& name = "pend") {
   Multibody mb = w.addMultibody(name);
-  mb.addLink(linkOptions("bob", 1.5, Vector3d(0, 0.4, 0)),
-             JointSpec::revolute(Vector3d::UnitX()).named("hinge"));
+  mb.addLink(linkOptions("bob", 1.5, Vector3d(0, 0.4, 0)), JointSpec::revolute(Vector3d::UnitX()).named("hinge"));
   return mb;
 }
 
@@ -361,7 +359,8 @@ void TestWorldApi::freeFrameFollowsLink() {
     VERIFY_NEAR(tip.getRelativeTransform().matrix(), translation(kL2, 0, 0).matrix(), 1e-15);
     const Isometry3d X_WN = pose(rotZ(t1 + t2), X_WT.translation() + rotZ(t1 + t2) * Vector3d(0, 0.2, 0));
     VERIFY_NEAR(nested.getWorldTransform().matrix(), X_WN.matrix(), 1e-12);
-    const Isometry3d X_WM = pose(rotZ(t1), Vector3d::Zero()) * rotation(0.5, Vector3d::UnitX()) * translation(0, 0.1, 0);
+    const Isometry3d X_WM =
+        pose(rotZ(t1), Vector3d::Zero()) * rotation(0.5, Vector3d::UnitX()) * translation(0, 0.1, 0);
     VERIFY_NEAR(marker.getWorldTransform().matrix(), X_WM.matrix(), 1e-12);
     // Tip relative to the marker.
     VERIFY_NEAR(tip.getTransform(marker).matrix(), (X_WM.inverse() * X_WT).matrix(), 1e-12);
@@ -586,7 +585,8 @@ void TestWorldApi::crossWorldUseIsRejected() {
   FreeFrame frameB = b.addFreeFrame("frameB");
 
   // A link of world B as the parent of a new link in world A.
-  EXPECT_THROW_NONEMPTY(TopologyError, armA.mb.addLink(linkOptions("x"), armB.fore, JointSpec::revolute(Vector3d::UnitZ())));
+  EXPECT_THROW_NONEMPTY(TopologyError,
+                        armA.mb.addLink(linkOptions("x"), armB.fore, JointSpec::revolute(Vector3d::UnitZ())));
   QCOMPARE(armA.mb.numLinks(), std::size_t{2});
   QCOMPARE(armB.mb.numLinks(), std::size_t{2});
 
@@ -626,7 +626,8 @@ void TestWorldApi::crossWorldUseIsRejected() {
   // Within one world, a link of another multibody is not a valid parent.
   Multibody second = a.addMultibody("second");
   second.addLink(linkOptions("root"), JointSpec::weld());
-  EXPECT_THROW_NONEMPTY(TopologyError, second.addLink(linkOptions("x"), armA.fore, JointSpec::revolute(Vector3d::UnitZ())));
+  EXPECT_THROW_NONEMPTY(TopologyError,
+                        second.addLink(linkOptions("x"), armA.fore, JointSpec::revolute(Vector3d::UnitZ())));
   QCOMPARE(second.numLinks(), std::size_t{1});
   QCOMPARE(armA.mb.numLinks(), std::size_t{2});
 }
@@ -645,7 +646,8 @@ void TestWorldApi::simulationModeRejectsTopologyEdits() {
 
   EXPECT_THROW_NONEMPTY(LifecycleError, w.addRigidBody("rb2", bodyOptions()));
   EXPECT_THROW_NONEMPTY(LifecycleError, w.addMultibody("mb2"));
-  EXPECT_THROW_NONEMPTY(LifecycleError, arm.mb.addLink(linkOptions("extra"), arm.fore, JointSpec::revolute(Vector3d::UnitZ())));
+  EXPECT_THROW_NONEMPTY(LifecycleError,
+                        arm.mb.addLink(linkOptions("extra"), arm.fore, JointSpec::revolute(Vector3d::UnitZ())));
   EXPECT_THROW_NONEMPTY(LifecycleError, w.remove(rb));
   EXPECT_THROW_NONEMPTY(LifecycleError, w.remove(arm.mb));
   EXPECT_THROW_NONEMPTY(LifecycleError, arm.fore.remove());
@@ -765,7 +767,8 @@ void TestWorldApi::linkAndJointNamesAreUniquePerMultibody() {
   Multibody m2 = w.addMultibody("m2");
   Link r1 = m1.addLink(linkOptions("base"), JointSpec::free().named("root"));
   EXPECT_THROW_NONEMPTY(TopologyError, m1.addLink(linkOptions("base"), r1, JointSpec::revolute(Vector3d::UnitZ())));
-  EXPECT_THROW_NONEMPTY(TopologyError, m1.addLink(linkOptions("other"), r1, JointSpec::revolute(Vector3d::UnitZ()).named("root")));
+  EXPECT_THROW_NONEMPTY(TopologyError,
+                        m1.addLink(linkOptions("other"), r1, JointSpec::revolute(Vector3d::UnitZ()).named("root")));
   QCOMPARE(m1.numLinks(), std::size_t{1});
   QVERIFY(!m1.hasLink("other"));
 
@@ -786,7 +789,8 @@ void TestWorldApi::linkAndJointNamesAreUniquePerMultibody() {
   QVERIFY(*m1.getJoint("hinge") == c.getParentJoint());
   QCOMPARE(qs(c.getParentJoint().name()), QString("hinge"));
   EXPECT_THROW_NONEMPTY(TopologyError, m1.addLink(linkOptions("child"), c, JointSpec::revolute(Vector3d::UnitZ())));
-  EXPECT_THROW_NONEMPTY(TopologyError, m1.addLink(linkOptions("child2"), c, JointSpec::revolute(Vector3d::UnitZ()).named("hinge")));
+  EXPECT_THROW_NONEMPTY(TopologyError,
+                        m1.addLink(linkOptions("child2"), c, JointSpec::revolute(Vector3d::UnitZ()).named("hinge")));
   QCOMPARE(m1.numLinks(), std::size_t{2});
 }
 

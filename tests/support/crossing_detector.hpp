@@ -38,8 +38,7 @@ class CrossingDetector {
   double hermite(double s, double h, double y1, double yd1) const {
     const double s2 = s * s;
     const double s3 = s2 * s;
-    return (2 * s3 - 3 * s2 + 1) * m_y + (s3 - 2 * s2 + s) * h * m_yd + (-2 * s3 + 3 * s2) * y1 +
-           (s3 - s2) * h * yd1;
+    return (2 * s3 - 3 * s2 + 1) * m_y + (s3 - 2 * s2 + s) * h * m_yd + (-2 * s3 + 3 * s2) * y1 + (s3 - s2) * h * yd1;
   }
   bool m_has = false;
   double m_t = 0.0, m_y = 0.0, m_yd = 0.0;

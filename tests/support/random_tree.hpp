@@ -33,59 +33,79 @@ namespace articula::test {
 inline constexpr double kPi = 3.14159265358979323846;
 
 inline constexpr std::array<JointType, 10> kAllJointTypes = {
-    JointType::Weld,  JointType::Revolute, JointType::Prismatic, JointType::Screw,
-    JointType::Universal, JointType::Ball, JointType::Euler, JointType::Planar,
-    JointType::Translational, JointType::Free};
+    JointType::Weld, JointType::Revolute, JointType::Prismatic, JointType::Screw,         JointType::Universal,
+    JointType::Ball, JointType::Euler,    JointType::Planar,    JointType::Translational, JointType::Free};
 
-inline constexpr std::array<EulerOrder, 7> kAllEulerOrders = {
-    EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ, EulerOrder::XZY,
-    EulerOrder::YXZ, EulerOrder::YZX, EulerOrder::ZXY};
+inline constexpr std::array<EulerOrder, 7> kAllEulerOrders = {EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ,
+                                                              EulerOrder::XZY, EulerOrder::YXZ, EulerOrder::YZX,
+                                                              EulerOrder::ZXY};
 
 /// Expected (nq, nv) of each joint type, written down independently of the engine.
 inline int expectedNumPositions(JointType t) {
   switch (t) {
-    case JointType::Weld: return 0;
+    case JointType::Weld:
+      return 0;
     case JointType::Revolute:
     case JointType::Prismatic:
-    case JointType::Screw: return 1;
-    case JointType::Universal: return 2;
-    case JointType::Ball: return 4;
+    case JointType::Screw:
+      return 1;
+    case JointType::Universal:
+      return 2;
+    case JointType::Ball:
+      return 4;
     case JointType::Euler:
     case JointType::Planar:
-    case JointType::Translational: return 3;
-    case JointType::Free: return 7;
+    case JointType::Translational:
+      return 3;
+    case JointType::Free:
+      return 7;
   }
   return -1;
 }
 
 inline int expectedNumDofs(JointType t) {
   switch (t) {
-    case JointType::Weld: return 0;
+    case JointType::Weld:
+      return 0;
     case JointType::Revolute:
     case JointType::Prismatic:
-    case JointType::Screw: return 1;
-    case JointType::Universal: return 2;
+    case JointType::Screw:
+      return 1;
+    case JointType::Universal:
+      return 2;
     case JointType::Ball:
     case JointType::Euler:
     case JointType::Planar:
-    case JointType::Translational: return 3;
-    case JointType::Free: return 6;
+    case JointType::Translational:
+      return 3;
+    case JointType::Free:
+      return 6;
   }
   return -1;
 }
 
 inline const char* jointTypeName(JointType t) {
   switch (t) {
-    case JointType::Weld: return "weld";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Screw: return "screw";
-    case JointType::Universal: return "universal";
-    case JointType::Ball: return "ball";
-    case JointType::Euler: return "euler";
-    case JointType::Planar: return "planar";
-    case JointType::Translational: return "translational";
-    case JointType::Free: return "free";
+    case JointType::Weld:
+      return "weld";
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Prismatic:
+      return "prismatic";
+    case JointType::Screw:
+      return "screw";
+    case JointType::Universal:
+      return "universal";
+    case JointType::Ball:
+      return "ball";
+    case JointType::Euler:
+      return "euler";
+    case JointType::Planar:
+      return "planar";
+    case JointType::Translational:
+      return "translational";
+    case JointType::Free:
+      return "free";
   }
   return "?";
 }
@@ -227,7 +247,7 @@ inline Matrix6d blockRotation(const Matrix3d& R) {
 struct TreeOptions {
   int numLinks = 5;
   JointType rootType = JointType::Free;
-  bool armature = true;         ///< random armature on some joints
+  bool armature = true;              ///< random armature on some joints
   bool identityFreeOffsets = false;  ///< identity parent/child offsets for free joints
 };
 
@@ -236,19 +256,24 @@ struct TreeOptions {
 struct RandomTree {
   std::unique_ptr<World> world;
   Multibody mb;
-  std::vector<Link> links;         ///< creation order
-  std::vector<int> parents;        ///< creation index of the parent link, -1 for the root
-  std::vector<JointSpec> specs;    ///< the parent joint of each link
-  std::vector<Inertia> inertias;   ///< mass properties given to each link
+  std::vector<Link> links;        ///< creation order
+  std::vector<int> parents;       ///< creation index of the parent link, -1 for the root
+  std::vector<JointSpec> specs;   ///< the parent joint of each link
+  std::vector<Inertia> inertias;  ///< mass properties given to each link
 };
 
-inline JointSpec randomJointSpec(std::mt19937& rng, JointType type, int& eulerCounter,
-                                 const TreeOptions& opt) {
+inline JointSpec randomJointSpec(std::mt19937& rng, JointType type, int& eulerCounter, const TreeOptions& opt) {
   JointSpec s;
   switch (type) {
-    case JointType::Weld: s = JointSpec::weld(); break;
-    case JointType::Revolute: s = JointSpec::revolute(randomUnitVector(rng)); break;
-    case JointType::Prismatic: s = JointSpec::prismatic(randomUnitVector(rng)); break;
+    case JointType::Weld:
+      s = JointSpec::weld();
+      break;
+    case JointType::Revolute:
+      s = JointSpec::revolute(randomUnitVector(rng));
+      break;
+    case JointType::Prismatic:
+      s = JointSpec::prismatic(randomUnitVector(rng));
+      break;
     case JointType::Screw: {
       double pitch = uniform(rng, 0.05, 0.3);
       if (uniform(rng, 0.0, 1.0) < 0.5) pitch = -pitch;
@@ -260,7 +285,9 @@ inline JointSpec randomJointSpec(std::mt19937& rng, JointType type, int& eulerCo
       s = JointSpec::universal(a, b);
       break;
     }
-    case JointType::Ball: s = JointSpec::ball(); break;
+    case JointType::Ball:
+      s = JointSpec::ball();
+      break;
     case JointType::Euler:
       s = JointSpec::euler(kAllEulerOrders[static_cast<std::size_t>(eulerCounter % 7)]);
       ++eulerCounter;
@@ -270,8 +297,12 @@ inline JointSpec randomJointSpec(std::mt19937& rng, JointType type, int& eulerCo
       s = JointSpec::planar(a, b);
       break;
     }
-    case JointType::Translational: s = JointSpec::translational(); break;
-    case JointType::Free: s = JointSpec::free(); break;
+    case JointType::Translational:
+      s = JointSpec::translational();
+      break;
+    case JointType::Free:
+      s = JointSpec::free();
+      break;
   }
   if (!(type == JointType::Free && opt.identityFreeOffsets)) {
     s.parentOffset = randomTransform(rng, 0.4);
@@ -332,10 +363,15 @@ inline VectorXd randomPositions(std::mt19937& rng, const Multibody& mb) {
   for (const Joint& j : mb.getJoints()) {
     const int o = j.positionOffset();
     switch (j.type()) {
-      case JointType::Weld: break;
+      case JointType::Weld:
+        break;
       case JointType::Revolute:
-      case JointType::Screw: q[o] = uniform(rng, -kPi, kPi); break;
-      case JointType::Prismatic: q[o] = uniform(rng, -0.5, 0.5); break;
+      case JointType::Screw:
+        q[o] = uniform(rng, -kPi, kPi);
+        break;
+      case JointType::Prismatic:
+        q[o] = uniform(rng, -0.5, 0.5);
+        break;
       case JointType::Universal:
         q[o] = uniform(rng, -kPi, kPi);
         q[o + 1] = uniform(rng, -kPi, kPi);
@@ -353,7 +389,9 @@ inline VectorXd randomPositions(std::mt19937& rng, const Multibody& mb) {
         q[o + 1] = uniform(rng, -0.5, 0.5);
         q[o + 2] = uniform(rng, -kPi, kPi);
         break;
-      case JointType::Translational: q.segment<3>(o) = randomVector(rng, -0.5, 0.5); break;
+      case JointType::Translational:
+        q.segment<3>(o) = randomVector(rng, -0.5, 0.5);
+        break;
       case JointType::Ball: {
         const Quaterniond Q = randomQuaternion(rng);
         q.segment<4>(o) = Eigen::Vector4d(Q.x(), Q.y(), Q.z(), Q.w());
@@ -372,8 +410,7 @@ inline VectorXd randomPositions(std::mt19937& rng, const Multibody& mb) {
 
 /// q ⊕ εv (see the file comment). Exact first derivative dq/dε at ε = 0 for
 /// the documented velocity convention of every joint type.
-inline VectorXd integratePositions(const Multibody& mb, const VectorXd& q, const VectorXd& v,
-                                   double eps) {
+inline VectorXd integratePositions(const Multibody& mb, const VectorXd& q, const VectorXd& v, double eps) {
   VectorXd out = q;
   for (const Joint& j : mb.getJoints()) {
     const int qo = j.positionOffset();
@@ -414,15 +451,15 @@ inline double conditionNumber(const MatrixXd& M) {
 }  // namespace articula::test
 
 /// ARTICULA_VERIFY_NEAR with a context message (seed, link, ...).
-#define ARTICULA_VERIFY_NEAR_MSG(actual, expected, tol, context)                                \
-  do {                                                                                          \
-    const double articula_err_ = articula::test::relativeError((actual), (expected));           \
-    if (!(articula_err_ <= (tol))) {                                                            \
+#define ARTICULA_VERIFY_NEAR_MSG(actual, expected, tol, context)                                 \
+  do {                                                                                           \
+    const double articula_err_ = articula::test::relativeError((actual), (expected));            \
+    if (!(articula_err_ <= (tol))) {                                                             \
       QFAIL(qPrintable(QString("%1: relative error %2 > %3\nactual:\n%4\nexpected:\n%5")         \
-                           .arg(QString(context))                                               \
-                           .arg(articula_err_)                                                  \
-                           .arg(tol)                                                            \
-                           .arg(QString::fromStdString(articula::test::describe((actual))))     \
+                           .arg(QString(context))                                                \
+                           .arg(articula_err_)                                                   \
+                           .arg(tol)                                                             \
+                           .arg(QString::fromStdString(articula::test::describe((actual))))      \
                            .arg(QString::fromStdString(articula::test::describe((expected)))))); \
-    }                                                                                           \
+    }                                                                                            \
   } while (false)

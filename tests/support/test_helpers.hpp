@@ -41,16 +41,16 @@ inline std::string describe(const Eigen::MatrixXd& m) {
 }  // namespace articula::test
 
 /// QVERIFY with the two values printed on failure.
-#define ARTICULA_VERIFY_NEAR(actual, expected, tol)                                            \
-  do {                                                                                          \
-    const double articula_err_ = articula::test::relativeError((actual), (expected));           \
-    if (!(articula_err_ <= (tol))) {                                                            \
-      QFAIL(qPrintable(QString("relative error %1 > %2\nactual:\n%3\nexpected:\n%4")            \
-                           .arg(articula_err_)                                                  \
-                           .arg(tol)                                                            \
-                           .arg(QString::fromStdString(articula::test::describe((actual))))     \
+#define ARTICULA_VERIFY_NEAR(actual, expected, tol)                                              \
+  do {                                                                                           \
+    const double articula_err_ = articula::test::relativeError((actual), (expected));            \
+    if (!(articula_err_ <= (tol))) {                                                             \
+      QFAIL(qPrintable(QString("relative error %1 > %2\nactual:\n%3\nexpected:\n%4")             \
+                           .arg(articula_err_)                                                   \
+                           .arg(tol)                                                             \
+                           .arg(QString::fromStdString(articula::test::describe((actual))))      \
                            .arg(QString::fromStdString(articula::test::describe((expected)))))); \
-    }                                                                                           \
+    }                                                                                            \
   } while (false)
 
 /// ARTICULA_VERIFY_NEAR after checking that the shapes agree (a size
@@ -66,17 +66,17 @@ inline std::string describe(const Eigen::MatrixXd& m) {
   } while (false)
 
 /// Checks that the statement throws ExType with a non-empty message.
-#define EXPECT_THROW_NONEMPTY(ExType, ...)                                                         \
-  do {                                                                                             \
-    bool caught_ = false;                                                                          \
-    try {                                                                                          \
-      __VA_ARGS__;                                                                                 \
-    } catch (const ExType& e_) {                                                                   \
-      caught_ = true;                                                                              \
-      QVERIFY2(std::string(e_.what()).size() > 0, "empty exception message from: " #__VA_ARGS__);  \
-    } catch (const std::exception& e_) {                                                           \
-      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")     \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));     \
-    }                                                                                              \
-    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                                 \
+#define EXPECT_THROW_NONEMPTY(ExType, ...)                                                        \
+  do {                                                                                            \
+    bool caught_ = false;                                                                         \
+    try {                                                                                         \
+      __VA_ARGS__;                                                                                \
+    } catch (const ExType& e_) {                                                                  \
+      caught_ = true;                                                                             \
+      QVERIFY2(std::string(e_.what()).size() > 0, "empty exception message from: " #__VA_ARGS__); \
+    } catch (const std::exception& e_) {                                                          \
+      QFAIL(qPrintable(QString("expected " #ExType ", got a different exception (%1) from: %2")   \
+                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__))));    \
+    }                                                                                             \
+    QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                                \
   } while (false)

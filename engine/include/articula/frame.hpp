@@ -90,8 +90,7 @@ class Frame {
                                   const Frame& inCoordinatesOf = Frame::World()) const;
 
   friend bool operator==(const Frame& a, const Frame& b) {
-    return a.m_world == b.m_world && a.m_kind == b.m_kind && a.m_index == b.m_index &&
-           a.m_generation == b.m_generation;
+    return a.m_world == b.m_world && a.m_kind == b.m_kind && a.m_index == b.m_index && a.m_generation == b.m_generation;
   }
   friend bool operator!=(const Frame& a, const Frame& b) { return !(a == b); }
 

@@ -149,8 +149,8 @@ class Link : public Frame {
   /// using the current pose, and cleared after every step().
   /// @param forceInWorld  `force` is in world coordinates (else link)
   /// @param offsetInWorld `offset` is a world point (else a link point)
-  void addExternalForce(const Vector3d& force, const Vector3d& offset = Vector3d::Zero(),
-                        bool forceInWorld = true, bool offsetInWorld = false);
+  void addExternalForce(const Vector3d& force, const Vector3d& offset = Vector3d::Zero(), bool forceInWorld = true,
+                        bool offsetInWorld = false);
   /// Adds a torque (N·m) for the next step.
   void addExternalTorque(const Vector3d& torque, bool inWorld = true);
   void clearExternalForces();
@@ -160,8 +160,7 @@ class Link : public Frame {
   /// Indices (in the multibody's velocity vector) of the DoFs that move this link, root first.
   std::vector<int> getDependentDofs() const;
   /// Whole-multibody Jacobian; see Multibody::getJacobian.
-  Matrix6Xd getJacobian(const Vector3d& offset = Vector3d::Zero(),
-                        const Frame& inCoordinatesOf = Frame::World()) const;
+  Matrix6Xd getJacobian(const Vector3d& offset = Vector3d::Zero(), const Frame& inCoordinatesOf = Frame::World()) const;
   /// Link-chain form: only the columns of getDependentDofs().
   Matrix6Xd getChainJacobian(const Vector3d& offset = Vector3d::Zero(),
                              const Frame& inCoordinatesOf = Frame::World()) const;

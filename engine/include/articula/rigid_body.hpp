@@ -27,8 +27,8 @@ class RigidBody : public Frame {
   void setVelocityWorld(const Vector3d& linear, const Vector3d& angular);
 
   /// See Link::addExternalForce.
-  void addExternalForce(const Vector3d& force, const Vector3d& offset = Vector3d::Zero(),
-                        bool forceInWorld = true, bool offsetInWorld = false);
+  void addExternalForce(const Vector3d& force, const Vector3d& offset = Vector3d::Zero(), bool forceInWorld = true,
+                        bool offsetInWorld = false);
   void addExternalTorque(const Vector3d& torque, bool inWorld = true);
   void clearExternalForces();
 

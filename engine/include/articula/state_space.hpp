@@ -15,8 +15,8 @@ namespace articula {
 
 /// One joint's segment of the world's q and v vectors.
 struct StateSegment {
-  std::string owner;       ///< multibody or rigid-body name
-  std::string joint;       ///< joint name (empty for a rigid body)
+  std::string owner;  ///< multibody or rigid-body name
+  std::string joint;  ///< joint name (empty for a rigid body)
   JointType type = JointType::Weld;
   int positionOffset = 0;  ///< first index in q
   int numPositions = 0;    ///< length in q
@@ -54,13 +54,13 @@ class StateSpace {
 
 /// A copy of the world's mutable runtime state. Sizes follow StateSpace.
 struct WorldState {
-  double time = 0.0;                 ///< simulated time (s)
-  std::uint64_t frameIndex = 0;      ///< number of steps taken since simulation mode was entered
-  VectorXd positions;                ///< q (nq)
-  VectorXd velocities;               ///< v (nv)
-  VectorXd accelerations;            ///< v̇ of the last dynamics computation (nv)
-  VectorXd forces;                   ///< applied generalized forces τ (nv)
-  Matrix6Xd externalWrenches;        ///< per body [torque; force] about the body origin, body coordinates (6 × bodies)
+  double time = 0.0;             ///< simulated time (s)
+  std::uint64_t frameIndex = 0;  ///< number of steps taken since simulation mode was entered
+  VectorXd positions;            ///< q (nq)
+  VectorXd velocities;           ///< v (nv)
+  VectorXd accelerations;        ///< v̇ of the last dynamics computation (nv)
+  VectorXd forces;               ///< applied generalized forces τ (nv)
+  Matrix6Xd externalWrenches;    ///< per body [torque; force] about the body origin, body coordinates (6 × bodies)
 };
 
 }  // namespace articula

@@ -33,9 +33,9 @@ enum class WorldSyncStage {
 
 /// Wall-clock time spent in the stages of the last step() (seconds).
 struct StepTimings {
-  double kinematics = 0.0;  ///< forward kinematics (poses, velocities)
-  double dynamics = 0.0;    ///< passive forces and forward dynamics
-  double integration = 0.0; ///< state update
+  double kinematics = 0.0;   ///< forward kinematics (poses, velocities)
+  double dynamics = 0.0;     ///< passive forces and forward dynamics
+  double integration = 0.0;  ///< state update
   double total = 0.0;
 };
 
