@@ -2,6 +2,7 @@
 /// @file
 /// Umbrella header of the Articula engine facade.
 
+#include <articula/contact.hpp>
 #include <articula/conventions.hpp>
 #include <articula/error.hpp>
 #include <articula/frame.hpp>
@@ -9,6 +10,7 @@
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>
 #include <articula/rigid_body.hpp>
+#include <articula/shape.hpp>
 #include <articula/state_space.hpp>
 #include <articula/types.hpp>
 #include <articula/world.hpp>

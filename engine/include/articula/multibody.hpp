@@ -11,6 +11,7 @@
 #include <articula/frame.hpp>
 #include <articula/joint_spec.hpp>
 #include <articula/options.hpp>
+#include <articula/shape.hpp>
 
 #include <optional>
 #include <string>
@@ -37,6 +38,11 @@ class Multibody {
   /// Adds a link under `parent` (a link of this multibody) connected by `joint`.
   /// @throws TopologyError if parent belongs to another multibody or world, or a name is taken.
   Link addLink(const LinkOptions& options, const Link& parent, const JointSpec& joint);
+
+  /// Whether links of this multibody that are not parent and child of one
+  /// joint collide with each other (default false).
+  void setSelfCollision(bool enabled);
+  bool getSelfCollision() const;
 
   std::size_t numLinks() const;
   std::size_t numJoints() const { return numLinks(); }
@@ -143,6 +149,12 @@ class Link : public Frame {
 
   /// Centre of mass in the world frame (m).
   Vector3d getCOM() const;
+
+  /// Same as World::addCollisionShape / addVisualShape with this link as owner.
+  Shape addCollisionShape(const CollisionShapeOptions& options);
+  Shape addVisualShape(const VisualShapeOptions& options);
+  std::vector<Shape> getCollisionShapes() const;
+  std::vector<Shape> getVisualShapes() const;
 
   /// Adds a force (N) applied at `offset` for the next step. Forces are
   /// accumulated as a wrench about the link origin, in link coordinates,

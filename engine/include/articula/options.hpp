@@ -14,11 +14,39 @@ enum class Integrator {
   RungeKutta4,        ///< classical fourth-order Runge–Kutta; for contact-free scenes
 };
 
+/// How penetration of contacts is removed.
+enum class ErrorCorrection {
+  Baumgarte,     ///< a velocity bias errorReduction·(depth − allowedPenetration)/h in the contact rows (adds energy)
+  SplitImpulse,  ///< a separate position-level solve; the correction moves positions but leaves velocities untouched
+};
+
+/// The velocity-level constraint problem solved once per step (contacts,
+/// friction, joint limits, joint friction). Method names:
+///   "projected-gauss-seidel"  iterative; iterations, tolerance and warm start apply (default)
+///   "direct-pivoting"         Dantzig-style principal pivoting on each island's Delassus matrix;
+///                             exact up to round-off, falls back to projected Gauss–Seidel on failure
+struct ConstraintSolverOptions {
+  std::string method = "projected-gauss-seidel";
+  int maxIterations = 100;             ///< projected Gauss–Seidel sweeps per island
+  double tolerance = 1e-10;            ///< stop when the largest impulse change of a sweep is below (N·s)
+  bool warmStart = true;               ///< start from the previous step's impulses of persisting contacts
+  int frictionDirections = 4;          ///< pyramid edges, even, ≥ 4: frictionDirections/2 two-sided rows
+  double restitutionThreshold = 0.05;  ///< approach speed below which restitution is ignored (m/s)
+  ErrorCorrection errorCorrection = ErrorCorrection::Baumgarte;
+  double errorReduction = 0.2;         ///< fraction of penetration removed per step (ERP), in [0, 1]
+  double allowedPenetration = 1e-4;    ///< penetration left uncorrected (m), ≥ 0
+  double constraintForceMixing = 1e-8; ///< softness: added to each Delassus diagonal entry as a fraction of it (CFM)
+  double limitErrorReduction = 1.0;    ///< fraction of a joint-limit violation removed per step
+};
+
 /// World-wide settings.
 struct WorldOptions {
   Vector3d gravity{0.0, 0.0, -9.81};  ///< gravitational acceleration in the world frame (m/s²)
   double timeStep = 1e-3;             ///< step size h (s), > 0
+  /// Contacts, limits and joint friction are solved with SemiImplicitEuler
+  /// only; RungeKutta4 ignores them (a warning is recorded once).
   Integrator integrator = Integrator::SemiImplicitEuler;
+  ConstraintSolverOptions solver;
 };
 
 /// Mass properties of a body. The rotational inertia is about the centre of

@@ -4,6 +4,9 @@
 
 #include <articula/frame.hpp>
 #include <articula/options.hpp>
+#include <articula/shape.hpp>
+
+#include <vector>
 
 namespace articula {
 
@@ -25,6 +28,12 @@ class RigidBody : public Frame {
   /// Angular velocity, world coordinates (rad/s).
   Vector3d getAngularVelocityWorld() const;
   void setVelocityWorld(const Vector3d& linear, const Vector3d& angular);
+
+  /// Same as World::addCollisionShape / addVisualShape with this body as owner.
+  Shape addCollisionShape(const CollisionShapeOptions& options);
+  Shape addVisualShape(const VisualShapeOptions& options);
+  std::vector<Shape> getCollisionShapes() const;
+  std::vector<Shape> getVisualShapes() const;
 
   /// See Link::addExternalForce.
   void addExternalForce(const Vector3d& force, const Vector3d& offset = Vector3d::Zero(), bool forceInWorld = true,

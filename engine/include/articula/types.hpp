@@ -9,6 +9,7 @@
 namespace articula {
 
 using Vector3d = Eigen::Vector3d;
+using Vector4d = Eigen::Vector4d;
 using Vector6d = Eigen::Matrix<double, 6, 1>;
 using VectorXd = Eigen::VectorXd;
 using Matrix3d = Eigen::Matrix3d;

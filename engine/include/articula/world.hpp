@@ -8,15 +8,18 @@
 /// resetToDesignMode() unfreezes it. Queries are fresh by default.
 /// A World is not thread-safe: one thread at a time.
 
+#include <articula/contact.hpp>
 #include <articula/frame.hpp>
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>
 #include <articula/rigid_body.hpp>
+#include <articula/shape.hpp>
 #include <articula/state_space.hpp>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +37,9 @@ enum class WorldSyncStage {
 /// Wall-clock time spent in the stages of the last step() (seconds).
 struct StepTimings {
   double kinematics = 0.0;   ///< forward kinematics (poses, velocities)
+  double collision = 0.0;    ///< shape transforms, broadphase and narrowphase
   double dynamics = 0.0;     ///< passive forces and forward dynamics
+  double solve = 0.0;        ///< constraint rows, islands, Delassus matrices and the impulse solve
   double integration = 0.0;  ///< state update
   double total = 0.0;
 };
@@ -81,6 +86,47 @@ class World {
   bool hasFrame(const std::string& name) const;
   /// Number of user frames (free and fixed).
   std::size_t numFrames() const;
+
+  // ---- shapes and collision ---------------------------------------------
+  /// Attaches a collision shape to a link, a rigid body, or the world frame
+  /// (static geometry). Design mode.
+  /// @throws InvalidArgument for bad geometry (non-positive sizes, a mesh
+  ///         without vertices, bad triangle indices, a plane or triangle
+  ///         mesh on a moving body) or material; TopologyError for a taken
+  ///         name or an owner that is not a link, rigid body or the world.
+  Shape addCollisionShape(const Frame& owner, const CollisionShapeOptions& options);
+  /// Attaches a visual shape (drawn, never collides). Design mode.
+  Shape addVisualShape(const Frame& owner, const VisualShapeOptions& options);
+  /// A static ground: a plane with normal +z at height `height`.
+  Shape addGroundPlane(double height = 0.0, const Material& material = {}, const std::string& name = "ground");
+  std::optional<Shape> getShape(const std::string& name) const;
+  std::size_t numShapes() const;
+  /// Collision and visual shapes of `owner` (a link, rigid body or the world frame), in creation order.
+  std::vector<Shape> getCollisionShapes(const Frame& owner) const;
+  std::vector<Shape> getVisualShapes(const Frame& owner) const;
+  /// Removes a shape (design mode).
+  void remove(const Shape& shape);
+
+  /// Collision filtering between two bodies (links, rigid bodies, or the
+  /// world frame for static shapes). Default rules, in order: an explicit
+  /// setting made here wins; shapes of one body never collide; static
+  /// shapes never collide with each other; the parent and child links of
+  /// a joint do not collide; other links of one multibody collide only
+  /// when its self-collision is enabled (Multibody::setSelfCollision).
+  void setCollisionEnabled(const Frame& a, const Frame& b, bool enabled);
+  /// Forgets an explicit setting, returning the pair to the default rules.
+  void clearCollisionSetting(const Frame& a, const Frame& b);
+  /// Whether shapes of `a` and `b` may collide under the rules above.
+  bool isCollisionEnabled(const Frame& a, const Frame& b) const;
+
+  /// Contacts of the last step (see Contact for lifetime and order).
+  std::span<const Contact> getContacts() const;
+  /// What the constraint stage did in the last step.
+  const StepDiagnostics& getStepDiagnostics() const;
+  /// Warnings recorded by step() (degenerate or failed solves, unsupported
+  /// combinations), oldest first; at most the last 100 are kept.
+  std::vector<std::string> getWarnings() const;
+  void clearWarnings();
 
   /// Removal (design mode for bodies and multibodies). Handles become invalid.
   void remove(const RigidBody& body);
