@@ -252,4 +252,57 @@ void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd&
   abaPass3(m, b0, b1, d, vdot);
 }
 
+void articulatedImpulseResponse(const Model& m, Data& d, int b0, int b1, int vadr0, const double* tau, double* dv) {
+  // Pass 2 with zero velocity and no external forces: the bias forces come
+  // from the impulse alone; articulated inertias are those of the last ABA.
+  for (int i = b0; i < b1; ++i) d.fI[static_cast<std::size_t>(i)].setZero();
+  for (int i = b1 - 1; i >= b0; --i) {
+    const auto b = static_cast<std::size_t>(i);
+    const int nv = m.jnt_nv[b];
+    const int va = m.jnt_vadr[b];
+    const int p = m.body_parent[b];
+    const Vector6d& f = d.fI[b];
+    if (nv == 1) {
+      const double u = tau[va - vadr0] - d.Sw.col(va).dot(f);
+      d.uI[va] = u;
+      if (p >= 0) d.fI[static_cast<std::size_t>(p)] += f + d.U.col(va) * (d.Dinv[b](0, 0) * u);
+    } else if (nv > 1) {
+      VectorNmax u(nv);
+      for (int k = 0; k < nv; ++k) u[k] = tau[va - vadr0 + k] - d.Sw.col(va + k).dot(f);
+      d.uI.segment(va, nv) = u;
+      if (p >= 0) {
+        VectorNmax Du(nv);
+        Du = d.Dinv[b].topLeftCorner(nv, nv).lazyProduct(u);
+        d.fI[static_cast<std::size_t>(p)] += f + d.U.middleCols(va, nv).lazyProduct(Du);
+      }
+    } else if (p >= 0) {
+      d.fI[static_cast<std::size_t>(p)] += f;
+    }
+  }
+  // Pass 3: velocity changes (no bias accelerations).
+  for (int i = b0; i < b1; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    const int nv = m.jnt_nv[b];
+    const int va = m.jnt_vadr[b];
+    const int p = m.body_parent[b];
+    Vector6d a = p < 0 ? Vector6d::Zero() : d.aI[static_cast<std::size_t>(p)];
+    if (nv == 1) {
+      const double qd = d.Dinv[b](0, 0) * (d.uI[va] - d.U.col(va).dot(a));
+      dv[va - vadr0] = qd;
+      a += d.Sw.col(va) * qd;
+    } else if (nv > 1) {
+      VectorNmax r(nv);
+      r = d.uI.segment(va, nv);
+      r -= d.U.middleCols(va, nv).transpose().lazyProduct(a);
+      VectorNmax qd(nv);
+      qd = d.Dinv[b].topLeftCorner(nv, nv).lazyProduct(r);
+      for (int k = 0; k < nv; ++k) {
+        dv[va - vadr0 + k] = qd[k];
+        a += d.Sw.col(va + k) * qd[k];
+      }
+    }
+    d.aI[b] = a;
+  }
+}
+
 }  // namespace articula::detail

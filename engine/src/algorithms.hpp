@@ -23,6 +23,13 @@ void forwardKinematicsAccelerations(const Model& m, const VectorXd& v, const Vec
 void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd& tau, const std::vector<Vector6d>& fext,
                               const VectorXd& extraInertia, int b0, int b1, Data& d, VectorXd& vdot);
 
+// Response of the velocities of one tree (bodies [b0, b1), DoFs from
+// vadr0) to a generalized impulse: dv = M̃⁻¹ tau with M̃ the joint-space
+// inertia plus the extra diagonal of the last articulatedBodyAlgorithm call
+// on that tree (whose IA, U, Dinv and Sw it reuses; O(n) per call).
+// `tau` and `dv` are relative to vadr0. Writes fI, aI, uI.
+void articulatedImpulseResponse(const Model& m, Data& d, int b0, int b1, int vadr0, const double* tau, double* dv);
+
 // Recursive Newton–Euler (Featherstone Table 5.1) over bodies [b0, b1):
 // tau = M vdot + C v + g − Σ Jᵀ fext (+ armature·vdot). `withVelocity`
 // false treats v as zero; `withGravity` false drops gravity; `fext` may be

@@ -38,6 +38,9 @@ void Data::resize(const Model& m) {
   Sw = Matrix6Xd::Zero(6, m.nv);
   Vw.assign(nb, Vector6d::Zero());
   Ow.assign(nb, Vector3d::Zero());
+  fI.assign(nb, Vector6d::Zero());
+  aI.assign(nb, Vector6d::Zero());
+  uI = VectorXd::Zero(m.nv);
   // Constant motion subspaces are expressed in the body frame once.
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);

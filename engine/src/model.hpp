@@ -57,6 +57,27 @@ struct Model {
   bool anySpringOrDamper = false;         // any nonzero damping or stiffness
   bool anyVaryingMotionSubspace = false;  // any joint whose S depends on q (universal, euler, planar)
 
+  // ---- joint constraints per DoF (size nv; ±inf / 0 when absent) ----
+  VectorXd dof_lowerLimit;       // vector joints only (nq == nv)
+  VectorXd dof_upperLimit;
+  VectorXd dof_velocityLimit;    // +inf when absent
+  VectorXd dof_effortLimit;      // +inf when absent
+  VectorXd dof_coulombFriction;  // 0 when absent
+  std::vector<int> limitDofs;          // DoFs with a finite position limit
+  std::vector<int> velocityLimitDofs;  // DoFs with a finite velocity limit
+  std::vector<int> frictionDofs;       // DoFs with Coulomb friction
+  bool anyEffortLimit = false;
+  std::vector<std::uint8_t> body_movable;  // some DoF between the world and the body
+
+  // ---- collision shapes (collision kind only; size nshape) ----
+  int nshape = 0;
+  std::vector<int> shape_body;            // −1: static (attached to the world)
+  std::vector<std::uint32_t> shape_slot;  // facade slot of the shape record
+  std::vector<SE3> shape_pose;            // shape frame in the body frame (world frame when static)
+  std::vector<double> shape_friction;
+  std::vector<double> shape_restitution;
+  std::vector<std::uint8_t> shape_collidable;
+
   // ---- per owner ----
   std::vector<OwnerKind> owner_kind;
   std::vector<std::uint32_t> owner_slot;  // facade slot of the rigid body / multibody
@@ -66,6 +87,7 @@ struct Model {
   std::vector<int> owner_nq;
   std::vector<int> owner_vadr;
   std::vector<int> owner_nv;
+  std::vector<std::uint8_t> owner_selfCollision;  // multibodies: links collide with non-adjacent links
 };
 
 // Mutable runtime state.
@@ -123,6 +145,9 @@ struct Data {
   Matrix6Xd Sw;
   std::vector<Vector6d> Vw;
   std::vector<Vector3d> Ow;
+  // impulse-response scratch (articulatedImpulseResponse)
+  std::vector<Vector6d> fI, aI;
+  VectorXd uI;
 
   void resize(const Model& model);
 };

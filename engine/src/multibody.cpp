@@ -643,6 +643,19 @@ std::uint32_t copySubtree(WorldImpl& w, std::uint32_t src, std::uint32_t targetM
     }
     remap[s] = slot;
   }
+  // Shapes follow their links.
+  const auto nshapes = w.shapes.size();
+  for (std::size_t k = 0; k < nshapes; ++k) {
+    if (!w.shapes[k].alive || w.shapes[k].owner.kind != FrameKind::Link) continue;
+    const auto it = remap.find(w.shapes[k].owner.index);
+    if (it == remap.end() || w.shapes[k].owner.generation != w.links[it->first].generation) continue;
+    detail::ShapeRecord copy = w.shapes[k];
+    copy.generation = w.newGeneration();
+    copy.owner = {FrameKind::Link, it->second, w.links[it->second].generation};
+    copy.name = detail::WorldImpl::uniqueName(w.shapeNames, copy.name);
+    w.shapeNames[copy.name] = static_cast<std::uint32_t>(w.shapes.size());
+    w.shapes.push_back(std::move(copy));
+  }
   return remap.at(src);
 }
 

@@ -1,13 +1,18 @@
 // World::step orchestration. Reads top to bottom, one call per stage,
 // each stage timed:
 //   1. kinematics   forward kinematics of the current state (poses, twists)
-//   2. dynamics     passive joint forces + articulated-body forward dynamics
-//   3. integration  semi-implicit Euler or RK4 update of (q, v)
-// No heap allocation happens here: every buffer lives in Data, sized when
-// the model is compiled.
+//   2. collision    shape transforms to Bullet, broadphase + narrowphase
+//   3. dynamics     passive joint forces + articulated-body forward dynamics
+//   4. solve        constraint rows (contacts, friction, limits), islands,
+//                   one boxed LCP per island → constrained velocities
+//   5. integration  semi-implicit Euler or RK4 update of (q, v)
+// Contact-free worlds allocate nothing here: every buffer lives in Data,
+// sized when the model is compiled. A step that produces non-finite values
+// keeps the previous state and records a warning.
 #include "joint_model.hpp"
 #include "world_impl.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace articula::detail {
@@ -26,6 +31,9 @@ double seconds(Clock::time_point a, Clock::time_point b) {
 void passiveForces(const Model& m, const VectorXd& q, const VectorXd& v, const VectorXd& tau, double h,
                    VectorXd& tauTotal, VectorXd& extraInertia) {
   tauTotal = tau;
+  if (m.anyEffortLimit) {
+    for (int k = 0; k < m.nv; ++k) tauTotal[k] = std::clamp(tauTotal[k], -m.dof_effortLimit[k], m.dof_effortLimit[k]);
+  }
   extraInertia = m.dof_armature;
   if (!m.anySpringOrDamper) return;
   for (int i = 0; i < m.nbody; ++i) {
@@ -78,11 +86,79 @@ void WorldImpl::enterSimulation() {
   resetState = state;
 }
 
+bool WorldImpl::hasConstraints() const {
+  return model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
+         !model.frictionDofs.empty();
+}
+
+void WorldImpl::detectContacts() {
+  auto& pts = constraints.points;
+  pts.clear();
+  if (model.nshape == 0) return;
+  ensureCollision();
+  if (!collision) return;
+  collision->update(data.X_WB);
+  collision->detect(pts);
+  // Shapes switched off at run time keep their objects but make no contacts.
+  pts.erase(std::remove_if(pts.begin(), pts.end(),
+                           [&](const ContactPoint& c) {
+                             return !model.shape_collidable[static_cast<std::size_t>(c.shapeA)] ||
+                                    !model.shape_collidable[static_cast<std::size_t>(c.shapeB)];
+                           }),
+            pts.end());
+}
+
+void WorldImpl::publishContacts() {
+  contacts.clear();
+  const auto& ws = constraints;
+  for (std::size_t c = 0; c < ws.points.size(); ++c) {
+    const ContactPoint& p = ws.points[c];
+    const auto sa = static_cast<std::size_t>(p.shapeA);
+    const auto sb = static_cast<std::size_t>(p.shapeB);
+    Contact out;
+    const FrameRef fa = bodyFrame(model.shape_body[sa]);
+    const FrameRef fb = bodyFrame(model.shape_body[sb]);
+    out.frameA = World::makeFrameHandle(self, fa.kind, fa.index, fa.generation);
+    out.frameB = World::makeFrameHandle(self, fb.kind, fb.index, fb.generation);
+    out.shapeA = World::makeShapeHandle(self, model.shape_slot[sa], shapes[model.shape_slot[sa]].generation);
+    out.shapeB = World::makeShapeHandle(self, model.shape_slot[sb], shapes[model.shape_slot[sb]].generation);
+    out.point = 0.5 * (p.pointA + p.pointB);
+    out.normal = p.normal;
+    out.depth = -p.distance;
+    out.age = p.age;
+    const int nr = c < ws.pointNormalRow.size() ? ws.pointNormalRow[c] : -1;
+    double f1 = 0.0;
+    double f2 = 0.0;
+    if (nr >= 0) {
+      out.normalImpulse = ws.rows[static_cast<std::size_t>(nr)].lambda;
+      const int f0 = ws.pointFirstFriction[c];
+      if (f0 >= 0) {
+        const int nf = std::max(2, options.solver.frictionDirections / 2);
+        for (int k = 0; k < nf; ++k) {
+          const double phi = 3.14159265358979323846 * k / nf;
+          const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
+          out.frictionImpulse += ws.rows[static_cast<std::size_t>(f0 + k)].lambda * t;
+        }
+        f1 = out.frictionImpulse.dot(ws.pointTangent1[c]);
+        f2 = out.frictionImpulse.dot(ws.pointTangent2[c]);
+      }
+    }
+    if (p.cache != nullptr) CollisionDetector::storeImpulse(p.cache, out.normalImpulse, f1, f2);
+    contacts.push_back(out);
+  }
+}
+
 void WorldImpl::stepOnce() {
   const double h = options.timeStep;
   const auto t0 = Clock::now();
   Clock::time_point t1;
+  Clock::time_point tc;
   Clock::time_point t2;
+  Clock::time_point ts;
+  diagnostics = StepDiagnostics{};
+  const bool constrained = hasConstraints();
+  data.q0 = state.q;
+  data.v0 = state.v;
 
   if (options.integrator == Integrator::SemiImplicitEuler) {
     // 1. kinematics. The articulated-body pass rebuilds velocities in its own
@@ -94,17 +170,44 @@ void WorldImpl::stepOnce() {
       ensurePositions();
     }
     t1 = Clock::now();
-    // 2. dynamics
+    // 2. collision
+    if (constrained) detectContacts();
+    tc = Clock::now();
+    // 3. dynamics: v* = v + h v̇(τ, f_ext)
     computeForwardDynamicsAll(state.q, state.v, true, state.vdot);
-    t2 = Clock::now();
-    // 3. integration: v ← v + h v̇, q ← q ⊕ h v
     state.v += h * state.vdot;
-    data.q0 = state.q;
-    integratePositions(model, data.q0, state.v, h, state.q);
+    t2 = Clock::now();
+    // 4. solve: v ← v* + M̃⁻¹ Jᵀ λ
+    const VectorXd* positionVelocity = &state.v;
+    if (constrained) {
+      const ConstraintResult r = solveConstraints(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
+      diagnostics.numContacts = static_cast<int>(constraints.points.size());
+      diagnostics.numRows = r.rows;
+      diagnostics.numIslands = r.islands;
+      diagnostics.iterations = r.iterations;
+      diagnostics.residual = r.residual;
+      diagnostics.fallback = r.fallback;
+      if (r.fallback) {
+        warn("the pivoting method could not solve an island (degenerate or too large); projected Gauss-Seidel "
+             "solved it instead");
+      }
+      state.vdot = (state.v - data.v0) / h;
+      if (options.solver.errorCorrection == ErrorCorrection::SplitImpulse && constraints.vPos.size() == model.nv &&
+          !constraints.vPos.isZero(0.0)) {
+        data.vk = state.v + constraints.vPos;
+        positionVelocity = &data.vk;
+      }
+      publishContacts();
+    }
+    ts = Clock::now();
+    // 5. integration: q ← q ⊕ h v (v already updated)
+    integratePositions(model, data.q0, *positionVelocity, h, state.q);
   } else {
+    if (constrained && !warnedRk4Constraints) {
+      warn("the RungeKutta4 integrator ignores contacts, joint limits and joint friction; use SemiImplicitEuler");
+      warnedRk4Constraints = true;
+    }
     // Classical RK4 on (q, v) with q̇ = G(q) v; passive forces explicit.
-    data.q0 = state.q;
-    data.v0 = state.v;
     data.dq.setZero();
     data.dv.setZero();
     double kinematicsTime = 0.0;
@@ -112,7 +215,7 @@ void WorldImpl::stepOnce() {
     static constexpr double kStageStep[4] = {0.0, 0.5, 0.5, 1.0};
     static constexpr double kWeight[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
     for (int s = 0; s < 4; ++s) {
-      const auto ts = Clock::now();
+      const auto tStage = Clock::now();
       if (s == 0) {
         data.qk = data.q0;
         data.vk = data.v0;
@@ -127,11 +230,13 @@ void WorldImpl::stepOnce() {
       positionDerivative(model, data.qk, data.vk, data.qdotk);
       data.dq += kWeight[s] * data.qdotk;
       data.dv += kWeight[s] * state.vdot;
-      kinematicsTime += seconds(ts, tk);
+      kinematicsTime += seconds(tStage, tk);
       dynamicsTime += seconds(tk, Clock::now());
     }
     t1 = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kinematicsTime));
+    tc = t1;
     t2 = t1 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dynamicsTime));
+    ts = t2;
     state.q = data.q0 + h * data.dq;
     state.v = data.v0 + h * data.dv;
     state.vdot = data.dv;  // the step's average acceleration
@@ -143,14 +248,28 @@ void WorldImpl::stepOnce() {
     fkPosAt = 0;
   }
 
+  if (!state.q.allFinite() || !state.v.allFinite()) {
+    state.q = data.q0;
+    state.v = data.v0;
+    state.vdot.setZero();
+    diagnostics.failed = true;
+    diagnostics.message =
+        "the step produced non-finite positions or velocities (non-finite applied forces, or a degenerate "
+        "problem); the previous state was kept";
+    warn(diagnostics.message);
+    contacts.clear();
+  }
+
   state.time += h;
   ++state.frameIndex;
   for (auto& w : state.fext) w.setZero();
   touchPositions();
   const auto t3 = Clock::now();
   timings.kinematics = seconds(t0, t1);
-  timings.dynamics = seconds(t1, t2);
-  timings.integration = seconds(t2, t3);
+  timings.collision = seconds(t1, tc);
+  timings.dynamics = seconds(tc, t2);
+  timings.solve = seconds(t2, ts);
+  timings.integration = seconds(ts, t3);
   timings.total = seconds(t0, t3);
 }
 

@@ -228,6 +228,7 @@ void World::remove(const RigidBody& body) {
   rec.alive = false;
   w.worldNames.erase(rec.name);
   w.removeUserFramesAttachedTo(FrameKind::RigidBody, body.index());
+  w.removeShapesAttachedTo(FrameKind::RigidBody, body.index());
 }
 
 void World::remove(const Multibody& multibody) {
@@ -278,6 +279,9 @@ void World::reset() {
   auto& w = *m_impl;
   if (!w.simulation) throw LifecycleError("reset() needs simulation mode; call enterSimulationMode() first");
   w.state = w.resetState;
+  w.contacts.clear();
+  w.diagnostics = StepDiagnostics{};
+  w.collisionValid = false;  // forget persistent contacts (warm starts)
   w.touchPositions();
 }
 
@@ -291,6 +295,13 @@ void World::clear() {
   w.multibodies.clear();
   w.rigidBodies.clear();
   w.frames.clear();
+  w.shapes.clear();
+  w.shapeNames.clear();
+  w.collisionSettings.clear();
+  w.collision.reset();
+  w.collisionValid = false;
+  w.contacts.clear();
+  w.diagnostics = StepDiagnostics{};
   w.worldNames.clear();
   w.simulation = false;
   w.modelValid = false;

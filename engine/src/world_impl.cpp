@@ -430,6 +430,41 @@ void WorldImpl::compile() {
     if (initTau[b]->size() == nv) st.tau.segment(va, nv) = *initTau[b];
   }
   m.anySpringOrDamper = (m.dof_damping.array() != 0.0).any() || (m.dof_stiffness.array() != 0.0).any();
+
+  // Joint constraints and collision data.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  m.dof_lowerLimit = VectorXd::Constant(m.nv, -inf);
+  m.dof_upperLimit = VectorXd::Constant(m.nv, inf);
+  m.dof_velocityLimit = VectorXd::Constant(m.nv, inf);
+  m.dof_effortLimit = VectorXd::Constant(m.nv, inf);
+  m.dof_coulombFriction = VectorXd::Zero(m.nv);
+  m.body_movable.assign(static_cast<std::size_t>(m.nbody), 0);
+  for (int i = 0; i < m.nbody; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    const JointSpec& js = specs[b];
+    const int va = m.jnt_vadr[b];
+    const int nv = m.jnt_nv[b];
+    const int p = m.body_parent[b];
+    m.body_movable[b] = (nv > 0 || (p >= 0 && m.body_movable[static_cast<std::size_t>(p)])) ? 1 : 0;
+    if (m.jnt_nq[b] == nv) {
+      m.dof_lowerLimit.segment(va, nv) = js.positionLowerLimits;
+      m.dof_upperLimit.segment(va, nv) = js.positionUpperLimits;
+    }
+    m.dof_velocityLimit.segment(va, nv) = js.velocityLimits;
+    m.dof_effortLimit.segment(va, nv) = js.effortLimits;
+    m.dof_coulombFriction.segment(va, nv) = js.coulombFriction;
+  }
+  for (int k = 0; k < m.nv; ++k) {
+    if (std::isfinite(m.dof_lowerLimit[k]) || std::isfinite(m.dof_upperLimit[k])) m.limitDofs.push_back(k);
+    if (std::isfinite(m.dof_velocityLimit[k])) m.velocityLimitDofs.push_back(k);
+    if (m.dof_coulombFriction[k] > 0.0) m.frictionDofs.push_back(k);
+    if (std::isfinite(m.dof_effortLimit[k])) m.anyEffortLimit = true;
+  }
+  for (std::size_t o = 0; o < m.owner_kind.size(); ++o) {
+    const bool selfColl = m.owner_kind[o] == OwnerKind::Multibody && multibodies[m.owner_slot[o]].selfCollision;
+    m.owner_selfCollision.push_back(selfColl ? 1 : 0);
+  }
+  compileShapes(m);
   m.anyVaryingMotionSubspace =
       std::find(m.jnt_constantS.begin(), m.jnt_constantS.end(), false) != m.jnt_constantS.end();
 
@@ -441,6 +476,8 @@ void WorldImpl::compile() {
   state.frameIndex = frame;
   data.resize(model);
   modelValid = true;
+  collisionValid = false;
+  contacts.clear();
   touchPositions();
 }
 
@@ -553,6 +590,7 @@ void WorldImpl::destroyLinkSubtree(std::uint32_t slot) {
     r.children.clear();
   }
   for (auto s : slots) removeUserFramesAttachedTo(FrameKind::Link, s);
+  removeShapesAttachedTo(FrameKind::Link, slot);
 }
 
 // ---------------------------------------------------------------------------

@@ -15,10 +15,15 @@
 #include <articula/world.hpp>
 
 #include "algorithms.hpp"
+#include "collision.hpp"
+#include "constraint.hpp"
 #include "model.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +45,7 @@ struct LinkRecord {
 struct MultibodyRecord {
   bool alive = false;
   std::uint32_t generation = 0;
+  bool selfCollision = false;
   std::string name;
   int root = -1;  // root link slot
   std::map<std::string, std::uint32_t> linkByName;
@@ -71,6 +77,23 @@ struct UserFrameRecord {
   Vector6d A_rel = Vector6d::Zero();  // its derivative, own coordinates
 };
 
+struct ShapeRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  FrameRef owner;  // World, Link or RigidBody
+  bool collision = true;
+  Geometry geometry;
+  Isometry3d pose = Isometry3d::Identity();
+  Material material;
+  bool collidable = true;
+  Vector4d color{0.7, 0.7, 0.7, 1.0};
+};
+
+// Key of an explicit collision setting: the two bodies, ordered.
+using BodyKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // frame kind, slot, generation
+using PairKey = std::pair<BodyKey, BodyKey>;
+
 // World pose and motion of a frame: body twist V and its derivative A in
 // the frame's own coordinates.
 struct FrameMotion {
@@ -92,7 +115,10 @@ class WorldImpl {
   std::vector<MultibodyRecord> multibodies;
   std::vector<RigidBodyRecord> rigidBodies;
   std::vector<UserFrameRecord> frames;
+  std::vector<ShapeRecord> shapes;
   std::map<std::string, FrameRef> worldNames;  // rigid bodies, multibodies, user frames
+  std::map<std::string, std::uint32_t> shapeNames;
+  std::map<PairKey, bool> collisionSettings;  // explicit per-pair enable/disable
 
   // Compiled model and runtime state.
   Model model;
@@ -104,6 +130,16 @@ class WorldImpl {
   std::vector<int> rigidBodyBody;   // rigid-body slot → body index
   std::vector<int> multibodyOwner;  // multibody slot → owner index
   StepTimings timings;
+
+  // Contact generation and the constraint stage.
+  std::unique_ptr<CollisionDetector> collision;  // null when no collidable shapes
+  bool collisionValid = false;                   // rebuilt lazily after filter changes
+  std::vector<int> shapeIndex;                   // shape slot → compiled collision shape (−1 if none)
+  ConstraintWorkspace constraints;
+  std::vector<Contact> contacts;
+  StepDiagnostics diagnostics;
+  std::deque<std::string> warnings;
+  bool warnedRk4Constraints = false;
 
   // Versions for fresh-by-default caches.
   std::uint64_t qVersion = 1;
@@ -159,8 +195,21 @@ class WorldImpl {
   FrameMotion frameMotion(const FrameRef& r, bool velocity, bool acceleration);
   FrameRef refOf(const Frame& f) const;
 
+  // ---- shapes and collision (shape.cpp) ----
+  ShapeRecord& shape(std::uint32_t slot, std::uint32_t gen);
+  void removeShapesAttachedTo(FrameKind kind, std::uint32_t index);
+  static PairKey pairKey(const FrameRef& a, const FrameRef& b);
+  FrameRef bodyFrame(int body) const;  // −1 → world
+  bool bodiesMayCollide(int bodyA, int bodyB) const;
+  void compileShapes(Model& m);  // called by compile()
+  void ensureCollision();
+  void warn(std::string message);
+
   // ---- stepping (step.cpp) ----
   void enterSimulation();
+  bool hasConstraints() const;
+  void detectContacts();
+  void publishContacts();
   void stepOnce();
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
 };

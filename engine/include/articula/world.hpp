@@ -176,6 +176,9 @@ class World {
 
   /// Internal access for the library's own modules.
   detail::WorldImpl& impl() const { return *m_impl; }
+  /// Internal: handle construction for the library's own modules.
+  static Frame makeFrameHandle(World* world, FrameKind kind, std::uint32_t index, std::uint32_t generation);
+  static Shape makeShapeHandle(World* world, std::uint32_t index, std::uint32_t generation);
 
  private:
   std::unique_ptr<detail::WorldImpl> m_impl;

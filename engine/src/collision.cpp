@@ -1,0 +1,215 @@
+// Bullet collision world (collision detection only). Bullet is built in
+// single precision here: BT_USE_DOUBLE_PRECISION must stay undefined.
+#include "collision.hpp"
+
+#include <btBulletCollisionCommon.h>
+
+#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
+#include <BulletCollision/CollisionShapes/btMultiSphereShape.h>
+
+#include <algorithm>
+#include <cassert>
+
+#ifdef BT_USE_DOUBLE_PRECISION
+#error "Articula links the single-precision Bullet libraries; do not define BT_USE_DOUBLE_PRECISION"
+#endif
+
+namespace articula::detail {
+
+namespace {
+
+btVector3 toBt(const Vector3d& v) {
+  return {static_cast<btScalar>(v.x()), static_cast<btScalar>(v.y()), static_cast<btScalar>(v.z())};
+}
+Vector3d fromBt(const btVector3& v) {
+  return {static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z())};
+}
+btTransform toBt(const SE3& X) {
+  btMatrix3x3 R;
+  R.setValue(static_cast<btScalar>(X.R(0, 0)), static_cast<btScalar>(X.R(0, 1)), static_cast<btScalar>(X.R(0, 2)),
+             static_cast<btScalar>(X.R(1, 0)), static_cast<btScalar>(X.R(1, 1)), static_cast<btScalar>(X.R(1, 2)),
+             static_cast<btScalar>(X.R(2, 0)), static_cast<btScalar>(X.R(2, 1)), static_cast<btScalar>(X.R(2, 2)));
+  return btTransform(R, toBt(X.p));
+}
+
+// Collision margin of the convex shapes whose margin lies inside the
+// geometry (box, cylinder): small, so that edges stay nearly sharp.
+btScalar innerMargin(double smallestHalfExtent) {
+  return static_cast<btScalar>(std::min(0.004, 0.1 * smallestHalfExtent));
+}
+
+class Filter : public btOverlapFilterCallback {
+ public:
+  explicit Filter(std::function<bool(int, int)> f) : m_f(std::move(f)) {}
+  bool needBroadphaseCollision(btBroadphaseProxy* a, btBroadphaseProxy* b) const override {
+    if ((a->m_collisionFilterGroup & b->m_collisionFilterMask) == 0) return false;
+    if ((b->m_collisionFilterGroup & a->m_collisionFilterMask) == 0) return false;
+    const auto* oa = static_cast<const btCollisionObject*>(a->m_clientObject);
+    const auto* ob = static_cast<const btCollisionObject*>(b->m_clientObject);
+    return m_f(oa->getUserIndex(), ob->getUserIndex());
+  }
+
+ private:
+  std::function<bool(int, int)> m_f;
+};
+
+}  // namespace
+
+struct CollisionDetector::Impl {
+  btDefaultCollisionConfiguration config;
+  btCollisionDispatcher dispatcher{&config};
+  btDbvtBroadphase broadphase;
+  btCollisionWorld world{&dispatcher, &broadphase, &config};
+  std::unique_ptr<Filter> filter;
+  std::vector<std::unique_ptr<btCollisionShape>> shapes;
+  std::vector<std::unique_ptr<btTriangleMesh>> meshes;
+  std::vector<std::unique_ptr<btCollisionObject>> objects;
+  std::vector<int> body;  // per shape
+  std::vector<SE3> pose;  // per shape
+  std::vector<int> moving;  // indices of shapes on bodies
+};
+
+namespace {
+
+std::unique_ptr<btCollisionShape> makeShape(const Geometry& g, std::vector<std::unique_ptr<btTriangleMesh>>& meshes) {
+  switch (g.type) {
+    case GeometryType::Box: {
+      auto s = std::make_unique<btBoxShape>(toBt(0.5 * g.size));
+      s->setMargin(innerMargin(0.5 * g.size.minCoeff()));  // keeps the outer extents
+      return s;
+    }
+    case GeometryType::Sphere:
+      return std::make_unique<btSphereShape>(static_cast<btScalar>(g.radius));
+    case GeometryType::Capsule:
+      return std::make_unique<btCapsuleShapeZ>(static_cast<btScalar>(g.radius), static_cast<btScalar>(g.length));
+    case GeometryType::Cylinder: {
+      auto s = std::make_unique<btCylinderShapeZ>(toBt(Vector3d(g.radius, g.radius, 0.5 * g.length)));
+      s->setMargin(innerMargin(std::min(g.radius, 0.5 * g.length)));
+      return s;
+    }
+    case GeometryType::Ellipsoid: {
+      const btVector3 centre(0, 0, 0);
+      const btScalar one = 1;
+      auto s = std::make_unique<btMultiSphereShape>(&centre, &one, 1);
+      s->setLocalScaling(toBt(g.size));
+      return s;
+    }
+    case GeometryType::Plane:
+      return std::make_unique<btStaticPlaneShape>(btVector3(0, 0, 1), btScalar(0));
+    case GeometryType::ConvexMesh: {
+      auto s = std::make_unique<btConvexHullShape>();
+      for (const auto& v : g.vertices) s->addPoint(toBt(v), false);
+      s->recalcLocalAabb();
+      s->optimizeConvexHull();
+      s->initializePolyhedralFeatures();
+      s->setMargin(btScalar(0.0005));
+      return s;
+    }
+    case GeometryType::TriangleMesh: {
+      auto mesh = std::make_unique<btTriangleMesh>();
+      for (const auto& t : g.triangles) {
+        const auto& a = g.vertices[static_cast<std::size_t>(t[0])];
+        const auto& b = g.vertices[static_cast<std::size_t>(t[1])];
+        const auto& c = g.vertices[static_cast<std::size_t>(t[2])];
+        mesh->addTriangle(toBt(a), toBt(b), toBt(c), false);
+      }
+      auto s = std::make_unique<btBvhTriangleMeshShape>(mesh.get(), true);
+      meshes.push_back(std::move(mesh));
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+CollisionDetector::CollisionDetector(const std::vector<ShapeInput>& shapes, std::function<bool(int, int)> mayCollide)
+    : m_impl(std::make_unique<Impl>()) {
+  auto& I = *m_impl;
+  // Complete manifolds at once for convex–plane and convex–convex pairs
+  // (boxes on a plane get their four corners in the first step).
+  I.config.setPlaneConvexMultipointIterations(3, 3);
+  I.config.setConvexConvexMultipointIterations(3, 3);
+  I.filter = std::make_unique<Filter>(std::move(mayCollide));
+  I.world.getPairCache()->setOverlapFilterCallback(I.filter.get());
+  I.world.setForceUpdateAllAabbs(false);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto& in = shapes[i];
+    auto shape = makeShape(*in.geometry, I.meshes);
+    auto obj = std::make_unique<btCollisionObject>();
+    obj->setCollisionShape(shape.get());
+    obj->setUserIndex(static_cast<int>(i));
+    const bool isStatic = in.body < 0;
+    obj->setWorldTransform(toBt(in.pose));
+    if (isStatic) {
+      obj->setCollisionFlags(obj->getCollisionFlags() | btCollisionObject::CF_STATIC_OBJECT);
+      obj->setActivationState(ISLAND_SLEEPING);
+      I.world.addCollisionObject(obj.get(), btBroadphaseProxy::StaticFilter,
+                                 btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
+    } else {
+      obj->setActivationState(DISABLE_DEACTIVATION);
+      I.world.addCollisionObject(obj.get(), btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter);
+      I.moving.push_back(static_cast<int>(i));
+    }
+    I.body.push_back(in.body);
+    I.pose.push_back(in.pose);
+    I.shapes.push_back(std::move(shape));
+    I.objects.push_back(std::move(obj));
+  }
+}
+
+CollisionDetector::~CollisionDetector() {
+  auto& I = *m_impl;
+  for (auto& o : I.objects) I.world.removeCollisionObject(o.get());
+}
+
+void CollisionDetector::update(const std::vector<SE3>& X_WB) {
+  auto& I = *m_impl;
+  for (const int i : I.moving) {
+    const auto s = static_cast<std::size_t>(i);
+    I.objects[s]->setWorldTransform(toBt(X_WB[static_cast<std::size_t>(I.body[s])] * I.pose[s]));
+  }
+}
+
+void CollisionDetector::detect(std::vector<ContactPoint>& out) {
+  auto& I = *m_impl;
+  out.clear();
+  I.world.performDiscreteCollisionDetection();
+  const int nm = I.dispatcher.getNumManifolds();
+  for (int k = 0; k < nm; ++k) {
+    btPersistentManifold* man = I.dispatcher.getManifoldByIndexInternal(k);
+    const int np = man->getNumContacts();
+    if (np == 0) continue;
+    const int a = man->getBody0()->getUserIndex();
+    const int b = man->getBody1()->getUserIndex();
+    for (int j = 0; j < np; ++j) {
+      btManifoldPoint& pt = man->getContactPoint(j);
+      ContactPoint c;
+      c.shapeA = a;
+      c.shapeB = b;
+      c.pointA = fromBt(pt.getPositionWorldOnA());
+      c.pointB = fromBt(pt.getPositionWorldOnB());
+      c.normal = fromBt(pt.m_normalWorldOnB).normalized();
+      c.distance = static_cast<double>(pt.getDistance());
+      c.age = pt.getLifeTime();
+      c.cache = &pt;
+      out.push_back(c);
+    }
+  }
+}
+
+void CollisionDetector::loadImpulse(const void* cache, double& normal, double& t1, double& t2) {
+  const auto* pt = static_cast<const btManifoldPoint*>(cache);
+  normal = static_cast<double>(pt->m_appliedImpulse);
+  t1 = static_cast<double>(pt->m_appliedImpulseLateral1);
+  t2 = static_cast<double>(pt->m_appliedImpulseLateral2);
+}
+
+void CollisionDetector::storeImpulse(void* cache, double normal, double t1, double t2) {
+  auto* pt = static_cast<btManifoldPoint*>(cache);
+  pt->m_appliedImpulse = static_cast<btScalar>(normal);
+  pt->m_appliedImpulseLateral1 = static_cast<btScalar>(t1);
+  pt->m_appliedImpulseLateral2 = static_cast<btScalar>(t2);
+}
+
+}  // namespace articula::detail

@@ -1,0 +1,59 @@
+#pragma once
+// Contact generation: a Bullet collision world used only to find contacts
+// (dynamic AABB-tree broadphase, persistent manifolds). Bullet types stay
+// in collision.cpp; this header is plain Eigen.
+//
+// The collision objects are created once per compiled model; each step
+// only pushes the world transforms of moving shapes.
+
+#include <articula/shape.hpp>
+
+#include "spatial.hpp"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace articula::detail {
+
+struct ContactPoint {
+  int shapeA = -1;  // compiled shape indices
+  int shapeB = -1;
+  Vector3d pointA = Vector3d::Zero();  // on A's surface, world
+  Vector3d pointB = Vector3d::Zero();  // on B's surface, world
+  Vector3d normal = Vector3d::UnitZ();  // unit, from B towards A, world
+  double distance = 0.0;                // signed; < 0 penetration
+  int age = 0;                          // steps the point persisted
+  void* cache = nullptr;                // persistent point (warm-start storage)
+};
+
+class CollisionDetector {
+ public:
+  struct ShapeInput {
+    int body = -1;  // −1: static
+    SE3 pose;       // in the body frame (world frame when static)
+    const Geometry* geometry = nullptr;
+  };
+  // `mayCollide(shapeI, shapeJ)` is asked once when two shapes' boxes start
+  // to overlap; it must not change while the detector lives.
+  CollisionDetector(const std::vector<ShapeInput>& shapes, std::function<bool(int, int)> mayCollide);
+  ~CollisionDetector();
+  CollisionDetector(const CollisionDetector&) = delete;
+  CollisionDetector& operator=(const CollisionDetector&) = delete;
+
+  // Pushes the transforms of moving shapes (X_WB per body).
+  void update(const std::vector<SE3>& X_WB);
+  // Broadphase + narrowphase; appends every manifold point to `out` (cleared first).
+  void detect(std::vector<ContactPoint>& out);
+
+  // Warm-start storage inside a persistent point: the normal impulse and
+  // the friction impulse along the contact's two tangent directions.
+  static void loadImpulse(const void* cache, double& normal, double& t1, double& t2);
+  static void storeImpulse(void* cache, double normal, double t1, double t2);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace articula::detail

@@ -1,0 +1,685 @@
+// Constraint rows, islands, and the two boxed-LCP methods (see constraint.hpp).
+#include "constraint.hpp"
+
+#include "algorithms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace articula::detail {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Islands with more rows than this are solved by projected Gauss–Seidel
+// even when pivoting is selected (the dense Delassus matrix grows as m²).
+constexpr int kMaxPivotingRows = 600;
+
+bool isPivoting(const ConstraintSolverOptions& opt) {
+  return opt.method == "direct-pivoting";
+}
+
+class Builder {
+ public:
+  Builder(const Model& m, const Data& d, ConstraintWorkspace& ws) : m_(m), d_(d), ws_(ws) {}
+
+  // A new row with no sides.
+  int row(RowKind kind, int source) {
+    ws_.rows.emplace_back();
+    auto& r = ws_.rows.back();
+    r.kind = kind;
+    r.source = source;
+    return static_cast<int>(ws_.rows.size()) - 1;
+  }
+
+  // The segment of `owner` in row r (created on first use).
+  double* side(int r, int owner) {
+    auto& R = ws_.rows[static_cast<std::size_t>(r)];
+    for (int s = 0; s < R.nside; ++s)
+      if (R.side[s].owner == owner) return ws_.J.data() + R.side[s].offset;
+    const int nv = m_.owner_nv[static_cast<std::size_t>(owner)];
+    const int offset = static_cast<int>(ws_.J.size());
+    ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
+    R.side[R.nside].owner = owner;
+    R.side[R.nside].offset = offset;
+    ++R.nside;
+    return ws_.J.data() + offset;
+  }
+
+  // J += sign · dirᵀ v(point p of body), through the world-aligned motion
+  // subspaces of the last articulated-body pass (about the tree origin Ow).
+  void pointTerm(int r, int body, const Vector3d& p, const Vector3d& dir, double sign) {
+    if (body < 0 || !m_.body_movable[static_cast<std::size_t>(body)]) return;
+    const auto bb = static_cast<std::size_t>(body);
+    const int owner = m_.body_owner[bb];
+    const int vadr0 = m_.owner_vadr[static_cast<std::size_t>(owner)];
+    const Vector3d mom = (p - d_.Ow[bb]).cross(dir);
+    double* J = side(r, owner);
+    for (int b = body; b >= 0; b = m_.body_parent[static_cast<std::size_t>(b)]) {
+      const auto bi = static_cast<std::size_t>(b);
+      const int va = m_.jnt_vadr[bi];
+      for (int k = 0; k < m_.jnt_nv[bi]; ++k) {
+        const auto s = d_.Sw.col(va + k);
+        J[va + k - vadr0] += sign * (mom.dot(s.head<3>()) + dir.dot(s.tail<3>()));
+      }
+    }
+  }
+
+  void dofTerm(int r, int dof) {
+    const int body = m_.dof_body[static_cast<std::size_t>(dof)];
+    const int owner = m_.body_owner[static_cast<std::size_t>(body)];
+    side(r, owner)[dof - m_.owner_vadr[static_cast<std::size_t>(owner)]] += 1.0;
+  }
+
+ private:
+  const Model& m_;
+  const Data& d_;
+  ConstraintWorkspace& ws_;
+};
+
+double rowDot(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& r, const std::vector<double>& buf,
+              const VectorXd& v) {
+  double s = 0.0;
+  for (int k = 0; k < r.nside; ++k) {
+    const auto o = static_cast<std::size_t>(r.side[k].owner);
+    const double* J = buf.data() + r.side[k].offset;
+    const double* x = v.data() + m.owner_vadr[o];
+    const int n = m.owner_nv[o];
+    for (int i = 0; i < n; ++i) s += J[i] * x[i];
+  }
+  (void)ws;
+  return s;
+}
+
+void rowApply(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v) {
+  for (int k = 0; k < r.nside; ++k) {
+    const auto o = static_cast<std::size_t>(r.side[k].owner);
+    const double* MJ = ws.MJ.data() + r.side[k].offset;
+    double* x = v.data() + m.owner_vadr[o];
+    const int n = m.owner_nv[o];
+    for (int i = 0; i < n; ++i) x[i] += scale * MJ[i];
+  }
+}
+
+// A_ij = J_i M̃⁻¹ J_jᵀ over the trees the two rows share.
+double delassus(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& ri, const ConstraintRow& rj) {
+  double s = 0.0;
+  for (int a = 0; a < ri.nside; ++a) {
+    for (int b = 0; b < rj.nside; ++b) {
+      if (ri.side[a].owner != rj.side[b].owner) continue;
+      const int n = m.owner_nv[static_cast<std::size_t>(ri.side[a].owner)];
+      const double* J = ws.J.data() + ri.side[a].offset;
+      const double* MJ = ws.MJ.data() + rj.side[b].offset;
+      for (int i = 0; i < n; ++i) s += J[i] * MJ[i];
+    }
+  }
+  return s;
+}
+
+int findRoot(std::vector<int>& parent, int i) {
+  while (parent[static_cast<std::size_t>(i)] != i) {
+    auto& p = parent[static_cast<std::size_t>(i)];
+    p = parent[static_cast<std::size_t>(p)];
+    i = p;
+  }
+  return i;
+}
+
+// Tangent basis of a contact normal: t1 is world x projected on the
+// tangent plane (world y when the normal is nearly along x), t2 = n × t1.
+void tangentBasis(const Vector3d& n, Vector3d& t1, Vector3d& t2) {
+  const Vector3d ref = std::abs(n.x()) < 0.9 ? Vector3d::UnitX() : Vector3d::UnitY();
+  t1 = (ref - ref.dot(n) * n).normalized();
+  t2 = n.cross(t1);
+}
+
+// Projected Gauss–Seidel over rows order[i0, i1). `position` solves the
+// split-impulse problem (normal rows only, targets rhsPosition).
+int projectedGaussSeidel(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
+                         bool position, VectorXd& v, double& residual) {
+  int it = 0;
+  residual = 0.0;
+  const int maxIt = std::max(1, opt.maxIterations);
+  for (it = 1; it <= maxIt; ++it) {
+    double maxDelta = 0.0;
+    for (int k = i0; k < i1; ++k) {
+      auto& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(k)])];
+      if (r.diag <= 0.0) continue;
+      double lo;
+      double hi;
+      double lam;
+      double target;
+      if (position) {
+        if (r.kind != RowKind::ContactNormal) continue;
+        lo = 0.0;
+        hi = kInf;
+        lam = r.lambdaPosition;
+        target = r.rhsPosition;
+      } else {
+        if (r.normalRow >= 0) {
+          hi = r.mu * ws.rows[static_cast<std::size_t>(r.normalRow)].lambda;
+          lo = -hi;
+        } else {
+          lo = r.lo;
+          hi = r.hi;
+        }
+        lam = r.lambda;
+        target = r.rhs;
+      }
+      const double soft = opt.constraintForceMixing * r.diag;
+      const double w = rowDot(m, ws, r, ws.J, v) - target + soft * lam;
+      const double next = std::clamp(lam - w / (r.diag + soft), lo, hi);
+      const double delta = next - lam;
+      if (delta != 0.0) {
+        rowApply(m, ws, r, delta, v);
+        (position ? r.lambdaPosition : r.lambda) = next;
+        maxDelta = std::max(maxDelta, std::abs(delta));
+      }
+    }
+    residual = maxDelta;
+    if (maxDelta <= opt.tolerance) break;
+  }
+  return std::min(it, maxIt);
+}
+
+// Pivoting on rows order[i0, i1). Returns false on failure (λ untouched).
+bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
+                    bool position, VectorXd& v, int& pivots, double& residual) {
+  const int n = i1 - i0;
+  ws.A.resize(n, n);
+  ws.b.resize(n);
+  ws.lo.resize(n);
+  ws.hi.resize(n);
+  ws.lam.setZero(n);
+  ws.findex.assign(static_cast<std::size_t>(n), -1);
+  ws.mu.assign(static_cast<std::size_t>(n), 0.0);
+  for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
+  for (int a = 0; a < n; ++a) {
+    const auto& ra = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
+    for (int c = a; c < n; ++c) {
+      const auto& rc = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + c)])];
+      const double x = delassus(m, ws, ra, rc);
+      ws.A(a, c) = x;
+      ws.A(c, a) = x;
+    }
+    ws.A(a, a) += opt.constraintForceMixing * ra.diag;
+    const bool active = ra.diag > 0.0 && (!position || ra.kind == RowKind::ContactNormal);
+    ws.b[a] = rowDot(m, ws, ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
+    if (!active) {
+      ws.lo[a] = 0.0;
+      ws.hi[a] = 0.0;
+    } else if (position) {
+      ws.lo[a] = 0.0;
+      ws.hi[a] = kInf;
+    } else if (ra.normalRow >= 0) {
+      ws.findex[static_cast<std::size_t>(a)] = ws.pos[static_cast<std::size_t>(ra.normalRow)];
+      ws.mu[static_cast<std::size_t>(a)] = ra.mu;
+      ws.lo[a] = 0.0;
+      ws.hi[a] = 0.0;
+    } else {
+      ws.lo[a] = ra.lo;
+      ws.hi[a] = ra.hi;
+    }
+  }
+  VectorXd lam(n);
+  lam.setZero();
+  if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
+  if (!lam.allFinite()) return false;
+  // Complementarity error of the result.
+  residual = 0.0;
+  const VectorXd w = ws.A * lam + ws.b;
+  for (int a = 0; a < n; ++a) {
+    const double l = lam[a];
+    double e = 0.0;
+    if (l > ws.lo[a] && l < ws.hi[a]) e = std::abs(w[a]);
+    else if (l <= ws.lo[a]) e = std::max(0.0, -w[a]);
+    else e = std::max(0.0, w[a]);
+    residual = std::max(residual, e);
+  }
+  for (int a = 0; a < n; ++a) {
+    auto& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
+    (position ? r.lambdaPosition : r.lambda) = lam[a];
+    if (lam[a] != 0.0) rowApply(m, ws, r, lam[a], v);
+  }
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Dantzig-style principal pivoting for the boxed LCP. Rows are brought in
+// one at a time; each is driven towards complementarity while the rows
+// already processed keep theirs, with the clamped set C (w = 0) and the
+// sets at the lower / upper bound changing at the breakpoints. The inverse
+// of A_CC is kept up to date by bordering (add) and Schur-complement
+// downdates (remove), O(|C|²) each.
+
+bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
+                           const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots) {
+  enum : int { kUnprocessed = 0, kClamped = 1, kLower = 2, kUpper = 3 };
+  const int n = static_cast<int>(b.size());
+  lambda.setZero(n);
+  VectorXd& w = ws.w;
+  w = b;
+  auto& status = ws.status;
+  status.assign(static_cast<std::size_t>(n), kUnprocessed);
+  auto& C = ws.clamped;  // clamped indices, in the order of Binv
+  C.clear();
+  MatrixXd& Binv = ws.Binv;
+  if (Binv.rows() < n) Binv.resize(n, n);
+  VectorXd& dl = ws.dlam;
+  VectorXd& dw = ws.dw;
+  VectorXd& x = ws.x;
+  VectorXd& col = ws.col;
+  dl.resize(n);
+  dw.resize(n);
+  x.resize(n);
+  col.resize(n);
+  const int maxPivots = 20 * n + 100;
+  const double scale = std::max(1.0, A.diagonal().cwiseAbs().maxCoeff());
+  const double eps = 1e-13 * scale;
+
+  auto addClamped = [&](int k) -> bool {
+    const int c = static_cast<int>(C.size());
+    for (int a = 0; a < c; ++a) col[a] = A(C[static_cast<std::size_t>(a)], k);
+    x.head(c).noalias() = Binv.topLeftCorner(c, c) * col.head(c);
+    const double s = A(k, k) - col.head(c).dot(x.head(c));
+    if (!(s > 1e-12 * std::abs(A(k, k))) || !std::isfinite(s)) return false;
+    Binv.topLeftCorner(c, c).noalias() += (x.head(c) / s) * x.head(c).transpose();
+    Binv.block(0, c, c, 1) = -x.head(c) / s;
+    Binv.block(c, 0, 1, c) = (-x.head(c) / s).transpose();
+    Binv(c, c) = 1.0 / s;
+    C.push_back(k);
+    status[static_cast<std::size_t>(k)] = kClamped;
+    return true;
+  };
+  auto removeClamped = [&](int posInC) {
+    const int c = static_cast<int>(C.size());
+    const int last = c - 1;
+    if (posInC != last) {
+      Binv.row(posInC).head(c).swap(Binv.row(last).head(c));
+      Binv.col(posInC).head(c).swap(Binv.col(last).head(c));
+      std::swap(C[static_cast<std::size_t>(posInC)], C[static_cast<std::size_t>(last)]);
+    }
+    const double g = Binv(last, last);
+    Binv.topLeftCorner(last, last).noalias() -=
+        (Binv.col(last).head(last) / g) * Binv.row(last).head(last);
+    C.pop_back();
+  };
+
+  pivots = 0;
+  for (int i = 0; i < n; ++i) {
+    if (findex != nullptr && findex[i] >= 0) {
+      const double bound = mu[i] * std::max(0.0, lambda[findex[i]]);
+      lo[i] = -bound;
+      hi[i] = bound;
+    }
+    w[i] = A.row(i).dot(lambda) + b[i];
+    if (lo[i] == 0.0 && hi[i] == 0.0) {
+      status[static_cast<std::size_t>(i)] = kLower;
+      continue;
+    }
+    if (std::abs(w[i]) <= eps) {
+      if (!addClamped(i)) status[static_cast<std::size_t>(i)] = kLower;
+      continue;
+    }
+    if (w[i] > 0.0 && lo[i] == 0.0) {
+      status[static_cast<std::size_t>(i)] = kLower;
+      continue;
+    }
+    if (w[i] < 0.0 && hi[i] == 0.0) {
+      status[static_cast<std::size_t>(i)] = kUpper;
+      continue;
+    }
+    const double dir = w[i] > 0.0 ? -1.0 : 1.0;
+    for (;;) {
+      if (++pivots > maxPivots) return false;
+      const int c = static_cast<int>(C.size());
+      // Direction: Δλ_i = dir, Δλ_C = −A_CC⁻¹ A_Ci dir, others 0.
+      for (int a = 0; a < c; ++a) col[a] = A(C[static_cast<std::size_t>(a)], i);
+      x.head(c).noalias() = Binv.topLeftCorner(c, c) * col.head(c);
+      dl.setZero();
+      dl[i] = dir;
+      for (int a = 0; a < c; ++a) dl[C[static_cast<std::size_t>(a)]] = -dir * x[a];
+      dw.noalias() = A.col(i) * dir;
+      for (int a = 0; a < c; ++a) dw.noalias() += A.col(C[static_cast<std::size_t>(a)]) * dl[C[static_cast<std::size_t>(a)]];
+      if (!(dir * dw[i] > eps * 1e-3) || !std::isfinite(dw[i])) return false;  // A not positive on this direction
+      // Largest step before a breakpoint.
+      double step = -w[i] / dw[i];
+      int event = 0;  // 0: i reaches w = 0; 1: i reaches a bound; 2: clamped k leaves; 3: bounded k enters C
+      int who = i;
+      const double bound = dir > 0.0 ? hi[i] : lo[i];
+      if (std::isfinite(bound)) {
+        const double t = (bound - lambda[i]) / dir;
+        if (t < step) {
+          step = t;
+          event = 1;
+        }
+      }
+      for (int a = 0; a < c; ++a) {
+        const int k = C[static_cast<std::size_t>(a)];
+        if (dl[k] < -eps * 1e-3 && std::isfinite(lo[k])) {
+          const double t = (lo[k] - lambda[k]) / dl[k];
+          if (t < step) {
+            step = t;
+            event = 2;
+            who = a;
+          }
+        } else if (dl[k] > eps * 1e-3 && std::isfinite(hi[k])) {
+          const double t = (hi[k] - lambda[k]) / dl[k];
+          if (t < step) {
+            step = t;
+            event = 2;
+            who = a;
+          }
+        }
+      }
+      for (int k = 0; k < i; ++k) {
+        const int st = status[static_cast<std::size_t>(k)];
+        if (st == kLower && dw[k] < -eps * 1e-3 && !(lo[k] == 0.0 && hi[k] == 0.0)) {
+          const double t = -w[k] / dw[k];
+          if (t < step) {
+            step = t;
+            event = 3;
+            who = k;
+          }
+        } else if (st == kUpper && dw[k] > eps * 1e-3 && !(lo[k] == 0.0 && hi[k] == 0.0)) {
+          const double t = -w[k] / dw[k];
+          if (t < step) {
+            step = t;
+            event = 3;
+            who = k;
+          }
+        }
+      }
+      step = std::max(step, 0.0);
+      lambda.noalias() += step * dl;
+      w.noalias() += step * dw;
+      if (event == 0) {
+        w[i] = 0.0;
+        if (!addClamped(i)) return false;
+        break;
+      }
+      if (event == 1) {
+        lambda[i] = bound;
+        status[static_cast<std::size_t>(i)] = dir > 0.0 ? kUpper : kLower;
+        break;
+      }
+      if (event == 2) {
+        const int k = C[static_cast<std::size_t>(who)];
+        const bool toLower = dl[k] < 0.0;
+        lambda[k] = toLower ? lo[k] : hi[k];
+        removeClamped(who);
+        status[static_cast<std::size_t>(k)] = toLower ? kLower : kUpper;
+      } else {
+        w[who] = 0.0;
+        if (!addClamped(who)) return false;
+      }
+    }
+  }
+  // Friction bounds follow the final normal impulses.
+  if (findex != nullptr) {
+    for (int i = 0; i < n; ++i) {
+      if (findex[i] < 0) continue;
+      const double bound = mu[i] * std::max(0.0, lambda[findex[i]]);
+      lo[i] = -bound;
+      hi[i] = bound;
+      lambda[i] = std::clamp(lambda[i], -bound, bound);
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+
+ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
+                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws) {
+  ConstraintResult result;
+  ws.rows.clear();
+  ws.J.clear();
+  const auto np = ws.points.size();
+  ws.pointNormalRow.assign(np, -1);
+  ws.pointFirstFriction.assign(np, -1);
+  ws.pointTangent1.resize(np);
+  ws.pointTangent2.resize(np);
+  Builder B(m, d, ws);
+  const bool split = opt.errorCorrection == ErrorCorrection::SplitImpulse;
+  const int nFriction = std::max(2, opt.frictionDirections / 2);
+
+  // Contact normals.
+  for (std::size_t c = 0; c < np; ++c) {
+    const ContactPoint& cp = ws.points[c];
+    const auto sa = static_cast<std::size_t>(cp.shapeA);
+    const auto sb = static_cast<std::size_t>(cp.shapeB);
+    const int bA = m.shape_body[sa];
+    const int bB = m.shape_body[sb];
+    const bool movA = bA >= 0 && m.body_movable[static_cast<std::size_t>(bA)];
+    const bool movB = bB >= 0 && m.body_movable[static_cast<std::size_t>(bB)];
+    if (!movA && !movB) continue;
+    const Vector3d p = 0.5 * (cp.pointA + cp.pointB);
+    const Vector3d& n = cp.normal;
+    const int r = B.row(RowKind::ContactNormal, static_cast<int>(c));
+    B.pointTerm(r, bA, p, n, 1.0);
+    B.pointTerm(r, bB, p, n, -1.0);
+    auto& R = ws.rows[static_cast<std::size_t>(r)];
+    if (R.nside == 0) {
+      ws.rows.pop_back();
+      continue;
+    }
+    const double restitution = std::max(m.shape_restitution[sa], m.shape_restitution[sb]);
+    const double vnBefore = rowDot(m, ws, R, ws.J, vOld);
+    const double dist = cp.distance;
+    const bool impact = restitution > 0.0 && -vnBefore > opt.restitutionThreshold;
+    if (dist > 0.0 && impact) {
+      // Let a bouncing body reach the surface; the impact is resolved on touch.
+      ws.J.resize(static_cast<std::size_t>(R.side[0].offset));
+      ws.rows.pop_back();
+      continue;
+    }
+    R.lo = 0.0;
+    R.hi = kInf;
+    if (dist > 0.0) {
+      R.rhs = -dist / h;  // speculative: may close the gap, not more
+    } else {
+      const double correction = opt.errorReduction * std::max(0.0, -dist - opt.allowedPenetration) / h;
+      R.rhs = split ? 0.0 : correction;
+      R.rhsPosition = split ? correction : 0.0;
+    }
+    if (impact) R.rhs = std::max(R.rhs, -restitution * vnBefore);
+    ws.pointNormalRow[c] = r;
+    tangentBasis(n, ws.pointTangent1[c], ws.pointTangent2[c]);
+  }
+  // Friction rows.
+  for (std::size_t c = 0; c < np; ++c) {
+    const int nr = ws.pointNormalRow[c];
+    if (nr < 0) continue;
+    const ContactPoint& cp = ws.points[c];
+    const auto sa = static_cast<std::size_t>(cp.shapeA);
+    const auto sb = static_cast<std::size_t>(cp.shapeB);
+    const double mu = std::sqrt(m.shape_friction[sa] * m.shape_friction[sb]);
+    if (!(mu > 0.0)) continue;
+    const Vector3d p = 0.5 * (cp.pointA + cp.pointB);
+    ws.pointFirstFriction[c] = static_cast<int>(ws.rows.size());
+    for (int k = 0; k < nFriction; ++k) {
+      const double phi = std::numbers::pi * k / nFriction;
+      const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
+      const int r = B.row(RowKind::ContactFriction, static_cast<int>(c));
+      B.pointTerm(r, m.shape_body[sa], p, t, 1.0);
+      B.pointTerm(r, m.shape_body[sb], p, t, -1.0);
+      auto& R = ws.rows[static_cast<std::size_t>(r)];
+      R.normalRow = nr;
+      R.mu = mu;
+    }
+  }
+  // Joint position limits (vector joints), velocity limits, Coulomb friction.
+  for (const int dof : m.limitDofs) {
+    const auto body = static_cast<std::size_t>(m.dof_body[static_cast<std::size_t>(dof)]);
+    const double qi = q[m.jnt_qadr[body] + (dof - m.jnt_vadr[body])];
+    const double vs = v[dof];
+    const double upper = m.dof_upperLimit[dof];
+    const double lower = m.dof_lowerLimit[dof];
+    if (std::isfinite(upper) && (qi + h * vs > upper || qi > upper)) {
+      const double gap = upper - qi;
+      const int r = B.row(RowKind::PositionLimit, dof);
+      B.dofTerm(r, dof);
+      auto& R = ws.rows[static_cast<std::size_t>(r)];
+      R.lo = -kInf;
+      R.hi = 0.0;
+      R.rhs = gap >= 0.0 ? gap / h : opt.limitErrorReduction * gap / h;
+    }
+    if (std::isfinite(lower) && (qi + h * vs < lower || qi < lower)) {
+      const double gap = lower - qi;
+      const int r = B.row(RowKind::PositionLimit, dof);
+      B.dofTerm(r, dof);
+      auto& R = ws.rows[static_cast<std::size_t>(r)];
+      R.lo = 0.0;
+      R.hi = kInf;
+      R.rhs = gap <= 0.0 ? gap / h : opt.limitErrorReduction * gap / h;
+    }
+  }
+  for (const int dof : m.velocityLimitDofs) {
+    const double vmax = m.dof_velocityLimit[dof];
+    if (v[dof] > vmax) {
+      const int r = B.row(RowKind::VelocityLimit, dof);
+      B.dofTerm(r, dof);
+      auto& R = ws.rows[static_cast<std::size_t>(r)];
+      R.lo = -kInf;
+      R.hi = 0.0;
+      R.rhs = vmax;
+    } else if (v[dof] < -vmax) {
+      const int r = B.row(RowKind::VelocityLimit, dof);
+      B.dofTerm(r, dof);
+      auto& R = ws.rows[static_cast<std::size_t>(r)];
+      R.lo = 0.0;
+      R.hi = kInf;
+      R.rhs = -vmax;
+    }
+  }
+  for (const int dof : m.frictionDofs) {
+    const int r = B.row(RowKind::JointFriction, dof);
+    B.dofTerm(r, dof);
+    auto& R = ws.rows[static_cast<std::size_t>(r)];
+    R.hi = m.dof_coulombFriction[dof] * h;
+    R.lo = -R.hi;
+  }
+
+  const int nrows = static_cast<int>(ws.rows.size());
+  result.rows = nrows;
+  ws.vPos.setZero(m.nv);
+  if (nrows == 0) return result;
+
+  // Responses M̃⁻¹ J_rᵀ and diagonals.
+  ws.MJ.assign(ws.J.size(), 0.0);
+  for (auto& R : ws.rows) {
+    R.diag = 0.0;
+    for (int s = 0; s < R.nside; ++s) {
+      const auto o = static_cast<std::size_t>(R.side[s].owner);
+      const int b0 = m.owner_bodyadr[o];
+      articulatedImpulseResponse(m, d, b0, b0 + m.owner_nbody[o], m.owner_vadr[o], ws.J.data() + R.side[s].offset,
+                                 ws.MJ.data() + R.side[s].offset);
+    }
+    R.diag = delassus(m, ws, R, R);
+    if (!(R.diag > 1e-14) || !std::isfinite(R.diag)) R.diag = 0.0;  // immovable: the row is dropped
+  }
+
+  // Islands: trees connected by rows.
+  const auto nowner = m.owner_kind.size();
+  ws.ownerParent.resize(nowner);
+  for (std::size_t o = 0; o < nowner; ++o) ws.ownerParent[o] = static_cast<int>(o);
+  for (const auto& R : ws.rows) {
+    if (R.nside == 2) {
+      const int a = findRoot(ws.ownerParent, R.side[0].owner);
+      const int c = findRoot(ws.ownerParent, R.side[1].owner);
+      if (a != c) ws.ownerParent[static_cast<std::size_t>(std::max(a, c))] = std::min(a, c);
+    }
+  }
+  ws.rowIsland.resize(static_cast<std::size_t>(nrows));
+  ws.islandStart.assign(nowner + 1, 0);
+  for (int r = 0; r < nrows; ++r) {
+    const int isl = findRoot(ws.ownerParent, ws.rows[static_cast<std::size_t>(r)].side[0].owner);
+    ws.rowIsland[static_cast<std::size_t>(r)] = isl;
+    ++ws.islandStart[static_cast<std::size_t>(isl) + 1];
+  }
+  for (std::size_t o = 0; o < nowner; ++o) ws.islandStart[o + 1] += ws.islandStart[o];
+  ws.order.resize(static_cast<std::size_t>(nrows));
+  ws.pos.assign(static_cast<std::size_t>(nrows), 0);
+  {
+    auto& next = ws.findex;  // scratch cursor per island
+    next.assign(ws.islandStart.begin(), ws.islandStart.end() - 1);
+    for (int r = 0; r < nrows; ++r) {
+      const auto isl = static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)]);
+      ws.order[static_cast<std::size_t>(next[isl]++)] = r;
+    }
+  }
+
+  // Warm start (projected Gauss–Seidel).
+  const bool pivoting = isPivoting(opt);
+  for (auto& R : ws.rows) {
+    R.lambda = 0.0;
+    R.lambdaPosition = 0.0;
+  }
+  if (!pivoting && opt.warmStart) {
+    for (std::size_t c = 0; c < np; ++c) {
+      const int nr = ws.pointNormalRow[c];
+      if (nr < 0 || ws.points[c].cache == nullptr) continue;
+      double ln = 0.0;
+      double f1 = 0.0;
+      double f2 = 0.0;
+      CollisionDetector::loadImpulse(ws.points[c].cache, ln, f1, f2);
+      if (!std::isfinite(ln) || !std::isfinite(f1) || !std::isfinite(f2)) continue;
+      auto& N = ws.rows[static_cast<std::size_t>(nr)];
+      if (N.diag <= 0.0) continue;
+      N.lambda = std::max(0.0, ln);
+      const int f0 = ws.pointFirstFriction[c];
+      if (f0 >= 0) {
+        const Vector3d F = f1 * ws.pointTangent1[c] + f2 * ws.pointTangent2[c];
+        for (int k = 0; k < nFriction; ++k) {
+          auto& Fr = ws.rows[static_cast<std::size_t>(f0 + k)];
+          if (Fr.diag <= 0.0) continue;
+          const double phi = std::numbers::pi * k / nFriction;
+          const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
+          const double bound = Fr.mu * N.lambda;
+          Fr.lambda = std::clamp(2.0 / nFriction * t.dot(F), -bound, bound);
+        }
+      }
+    }
+    for (const auto& R : ws.rows)
+      if (R.lambda != 0.0) rowApply(m, ws, R, R.lambda, v);
+  }
+
+  // Solve island by island.
+  bool anyPosition = false;
+  for (const auto& R : ws.rows) anyPosition = anyPosition || (R.rhsPosition > 0.0 && R.diag > 0.0);
+  const VectorXd* unusedGuard = nullptr;
+  (void)unusedGuard;
+  for (std::size_t isl = 0; isl < nowner; ++isl) {
+    const int i0 = ws.islandStart[isl];
+    const int i1 = ws.islandStart[isl + 1];
+    if (i0 == i1) continue;
+    ++result.islands;
+    for (int phase = 0; phase < (anyPosition ? 2 : 1); ++phase) {
+      const bool position = phase == 1;
+      VectorXd& target = position ? ws.vPos : v;
+      double residual = 0.0;
+      bool solved = false;
+      if (pivoting && i1 - i0 <= kMaxPivotingRows) {
+        int pivots = 0;
+        solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots, residual);
+        result.iterations += pivots;
+        if (!solved) result.fallback = true;
+      } else if (pivoting) {
+        result.fallback = true;
+      }
+      if (!solved) {
+        const int it = projectedGaussSeidel(m, ws, opt, i0, i1, position, target, residual);
+        result.iterations = std::max(result.iterations, it);
+      }
+      result.residual = std::max(result.residual, residual);
+    }
+  }
+  return result;
+}
+
+}  // namespace articula::detail

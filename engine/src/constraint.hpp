@@ -1,0 +1,100 @@
+#pragma once
+// The constraint stage: one velocity-level problem per step.
+//
+// Every constraint is a set of rows. A row r has a Jacobian J_r (1 × nv,
+// stored per tree it touches: at most two "sides", each a dense segment
+// over one tree's DoFs), impulse bounds [lo, hi] (friction rows: ±μ·λ of
+// their normal row), and a target: with v⁺ = v* + M̃⁻¹ Jᵀ λ,
+//   w_r = J_r v⁺ − rhs_r,   lo < λ_r < hi ⇒ w_r = 0,
+//   λ_r = lo ⇒ w_r ≥ 0,     λ_r = hi ⇒ w_r ≤ 0      (boxed LCP).
+// M̃ is the joint-space inertia of the semi-implicit step (armature and
+// implicit spring/damper terms included). M̃⁻¹ J_rᵀ is computed per row
+// with the articulated-body impulse response, O(n) per row and tree; no
+// global mass matrix is formed. Rows are grouped into islands (trees
+// connected by rows) and each island is solved by projected Gauss–Seidel
+// or by Dantzig-style principal pivoting on its Delassus matrix
+// A = J M̃⁻¹ Jᵀ.
+//
+// Loop closures and couplers add rows through addRow() with the same
+// representation (bilateral rows have infinite bounds).
+
+#include <articula/contact.hpp>
+#include <articula/options.hpp>
+
+#include "collision.hpp"
+#include "model.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace articula::detail {
+
+enum class RowKind : std::uint8_t { ContactNormal, ContactFriction, PositionLimit, VelocityLimit, JointFriction };
+
+struct RowSide {
+  int owner = -1;   // tree
+  int offset = 0;   // start of this side's segments in ConstraintWorkspace::J / MJ (length owner_nv)
+};
+
+struct ConstraintRow {
+  RowSide side[2];
+  int nside = 0;
+  double lo = 0.0;
+  double hi = 0.0;
+  int normalRow = -1;  // friction rows: the normal row bounding them
+  double mu = 0.0;     // friction rows: coefficient
+  double rhs = 0.0;    // velocity target
+  double rhsPosition = 0.0;  // split-impulse target (normal rows)
+  double lambda = 0.0;
+  double lambdaPosition = 0.0;
+  double diag = 0.0;  // A_rr (without softness)
+  RowKind kind = RowKind::ContactNormal;
+  int source = -1;  // contact point index or DoF
+};
+
+struct ConstraintWorkspace {
+  std::vector<ContactPoint> points;
+  std::vector<int> pointNormalRow;  // per point: its normal row, −1 if no row
+  std::vector<int> pointFirstFriction;
+  std::vector<Vector3d> pointTangent1;  // tangent basis per point
+  std::vector<Vector3d> pointTangent2;
+  std::vector<ConstraintRow> rows;
+  std::vector<double> J, MJ;  // row segments
+  std::vector<double> tau;    // scratch: one tree's generalized impulse
+  // islands
+  std::vector<int> ownerParent;
+  std::vector<int> rowIsland;
+  std::vector<int> order;        // rows grouped by island, build order kept within an island
+  std::vector<int> islandStart;  // islands' ranges in `order`
+  VectorXd vPos;                 // split-impulse pseudo-velocity
+  // pivoting scratch
+  MatrixXd A, Binv;
+  VectorXd b, lo, hi, lam, w, dlam, dw, x, col;
+  std::vector<int> findex, status, clamped, pos;
+  std::vector<double> mu;
+};
+
+struct ConstraintResult {
+  int rows = 0;
+  int islands = 0;
+  int iterations = 0;
+  double residual = 0.0;
+  bool fallback = false;
+};
+
+// Builds the rows of the step (contacts from ws.points, joint limits,
+// velocity limits, joint friction) and solves them. On entry `v` holds the
+// unconstrained velocities v* of the semi-implicit step (and Data the
+// articulated-body quantities of that step); on exit the constrained ones.
+// ws.vPos receives the split-impulse correction (zero with Baumgarte).
+ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
+                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws);
+
+// Boxed LCP by principal pivoting (exposed for tests): finds λ with
+// lo ≤ λ ≤ hi and w = Aλ + b complementary; rows with findex[i] ≥ 0 get
+// bounds ∓mu[i]·λ[findex[i]] (findex[i] < i). Returns false when the
+// problem is degenerate (singular pivot, pivot limit).
+bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
+                           const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots);
+
+}  // namespace articula::detail
