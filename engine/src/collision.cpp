@@ -35,7 +35,7 @@ btTransform toBt(const SE3& X) {
 // Collision margin of the convex shapes whose margin lies inside the
 // geometry (box, cylinder): small, so that edges stay nearly sharp.
 btScalar innerMargin(double smallestHalfExtent) {
-  return static_cast<btScalar>(std::min(0.004, 0.1 * smallestHalfExtent));
+  return static_cast<btScalar>(std::min(0.0005, 0.05 * smallestHalfExtent));
 }
 
 class Filter : public btOverlapFilterCallback {
@@ -128,8 +128,8 @@ CollisionDetector::CollisionDetector(const std::vector<ShapeInput>& shapes, std:
   auto& I = *m_impl;
   // Complete manifolds at once for convex–plane and convex–convex pairs
   // (boxes on a plane get their four corners in the first step).
-  I.config.setPlaneConvexMultipointIterations(3, 3);
-  I.config.setConvexConvexMultipointIterations(3, 3);
+  I.config.setPlaneConvexMultipointIterations(8, 4);
+  I.config.setConvexConvexMultipointIterations(8, 4);
   I.filter = std::make_unique<Filter>(std::move(mayCollide));
   I.world.getPairCache()->setOverlapFilterCallback(I.filter.get());
   I.world.setForceUpdateAllAabbs(false);
@@ -191,7 +191,7 @@ void CollisionDetector::detect(std::vector<ContactPoint>& out) {
       c.pointB = fromBt(pt.getPositionWorldOnB());
       c.normal = fromBt(pt.m_normalWorldOnB).normalized();
       c.distance = static_cast<double>(pt.getDistance());
-      c.age = pt.getLifeTime();
+      c.age = std::max(0, pt.getLifeTime() - 1);  // Bullet counts the current step
       c.cache = &pt;
       out.push_back(c);
     }

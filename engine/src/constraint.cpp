@@ -252,9 +252,9 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
 // Dantzig-style principal pivoting for the boxed LCP. Rows are brought in
 // one at a time; each is driven towards complementarity while the rows
 // already processed keep theirs, with the clamped set C (w = 0) and the
-// sets at the lower / upper bound changing at the breakpoints. The inverse
-// of A_CC is kept up to date by bordering (add) and Schur-complement
-// downdates (remove), O(|C|²) each.
+// sets at the lower / upper bound changing at the breakpoints. A Cholesky
+// factor of A_CC is kept up to date: a bordered row to add, Givens
+// rotations to remove, O(|C|²) each.
 
 bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
                            const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots) {
@@ -265,10 +265,10 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
   w = b;
   auto& status = ws.status;
   status.assign(static_cast<std::size_t>(n), kUnprocessed);
-  auto& C = ws.clamped;  // clamped indices, in the order of Binv
+  auto& C = ws.clamped;  // clamped indices, in the order of the factor L
   C.clear();
-  MatrixXd& Binv = ws.Binv;
-  if (Binv.rows() < n) Binv.resize(n, n);
+  MatrixXd& Lfac = ws.Lfac;
+  if (Lfac.rows() < n) Lfac.resize(n, n);
   VectorXd& dl = ws.dlam;
   VectorXd& dw = ws.dw;
   VectorXd& x = ws.x;
@@ -281,32 +281,46 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
   const double scale = std::max(1.0, A.diagonal().cwiseAbs().maxCoeff());
   const double eps = 1e-13 * scale;
 
+  // L: Cholesky factor of A_CC (rows in the order of C).
+  MatrixXd& L = Lfac;
+  auto solveClamped = [&](int c) {  // x = A_CC⁻¹ col
+    x.head(c) = col.head(c);
+    L.topLeftCorner(c, c).triangularView<Eigen::Lower>().solveInPlace(x.head(c));
+    L.topLeftCorner(c, c).triangularView<Eigen::Lower>().transpose().solveInPlace(x.head(c));
+  };
   auto addClamped = [&](int k) -> bool {
     const int c = static_cast<int>(C.size());
     for (int a = 0; a < c; ++a) col[a] = A(C[static_cast<std::size_t>(a)], k);
-    x.head(c).noalias() = Binv.topLeftCorner(c, c) * col.head(c);
-    const double s = A(k, k) - col.head(c).dot(x.head(c));
-    if (!(s > 1e-12 * std::abs(A(k, k))) || !std::isfinite(s)) return false;
-    Binv.topLeftCorner(c, c).noalias() += (x.head(c) / s) * x.head(c).transpose();
-    Binv.block(0, c, c, 1) = -x.head(c) / s;
-    Binv.block(c, 0, 1, c) = (-x.head(c) / s).transpose();
-    Binv(c, c) = 1.0 / s;
+    x.head(c) = col.head(c);
+    L.topLeftCorner(c, c).triangularView<Eigen::Lower>().solveInPlace(x.head(c));
+    const double d2 = A(k, k) - x.head(c).squaredNorm();
+    if (!(d2 > 1e-13 * std::abs(A(k, k))) || !std::isfinite(d2)) return false;
+    L.row(c).head(c) = x.head(c).transpose();
+    L(c, c) = std::sqrt(d2);
     C.push_back(k);
     status[static_cast<std::size_t>(k)] = kClamped;
     return true;
   };
-  auto removeClamped = [&](int posInC) {
+  auto removeClamped = [&](int r) {
     const int c = static_cast<int>(C.size());
-    const int last = c - 1;
-    if (posInC != last) {
-      Binv.row(posInC).head(c).swap(Binv.row(last).head(c));
-      Binv.col(posInC).head(c).swap(Binv.col(last).head(c));
-      std::swap(C[static_cast<std::size_t>(posInC)], C[static_cast<std::size_t>(last)]);
+    // Drop row r, then restore the lower-triangular shape with Givens
+    // rotations on column pairs (L Lᵀ is unchanged by them).
+    for (int i = r; i < c - 1; ++i) L.row(i).head(c) = L.row(i + 1).head(c);
+    for (int i = r; i < c - 1; ++i) {
+      const double a = L(i, i);
+      const double bb = L(i, i + 1);
+      const double rr = std::hypot(a, bb);
+      if (rr == 0.0) continue;
+      const double cs = a / rr;
+      const double sn = bb / rr;
+      for (int k = i; k < c - 1; ++k) {
+        const double xi = L(k, i);
+        const double yi = L(k, i + 1);
+        L(k, i) = cs * xi + sn * yi;
+        L(k, i + 1) = -sn * xi + cs * yi;
+      }
     }
-    const double g = Binv(last, last);
-    Binv.topLeftCorner(last, last).noalias() -=
-        (Binv.col(last).head(last) / g) * Binv.row(last).head(last);
-    C.pop_back();
+    C.erase(C.begin() + r);
   };
 
   pivots = 0;
@@ -339,7 +353,7 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
       const int c = static_cast<int>(C.size());
       // Direction: Δλ_i = dir, Δλ_C = −A_CC⁻¹ A_Ci dir, others 0.
       for (int a = 0; a < c; ++a) col[a] = A(C[static_cast<std::size_t>(a)], i);
-      x.head(c).noalias() = Binv.topLeftCorner(c, c) * col.head(c);
+      solveClamped(c);
       dl.setZero();
       dl[i] = dir;
       for (int a = 0; a < c; ++a) dl[C[static_cast<std::size_t>(a)]] = -dir * x[a];
@@ -483,7 +497,8 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
     if (dist > 0.0) {
       R.rhs = -dist / h;  // speculative: may close the gap, not more
     } else {
-      const double correction = opt.errorReduction * std::max(0.0, -dist - opt.allowedPenetration) / h;
+      const double correction =
+          std::min(opt.maxCorrectionVelocity, opt.errorReduction * std::max(0.0, -dist - opt.allowedPenetration) / h);
       R.rhs = split ? 0.0 : correction;
       R.rhsPosition = split ? correction : 0.0;
     }

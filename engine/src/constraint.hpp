@@ -68,7 +68,7 @@ struct ConstraintWorkspace {
   std::vector<int> islandStart;  // islands' ranges in `order`
   VectorXd vPos;                 // split-impulse pseudo-velocity
   // pivoting scratch
-  MatrixXd A, Binv;
+  MatrixXd A, Lfac;
   VectorXd b, lo, hi, lam, w, dlam, dw, x, col;
   std::vector<int> findex, status, clamped, pos;
   std::vector<double> mu;

@@ -27,6 +27,27 @@ void World::setOptions(const WorldOptions& options) {
                           std::to_string(options.timeStep) + ")");
   }
   if (!options.gravity.allFinite()) throw InvalidArgument("gravity must be finite");
+  const auto& s = options.solver;
+  if (s.method != "projected-gauss-seidel" && s.method != "direct-pivoting") {
+    throw InvalidArgument("unknown constraint solver method '" + s.method +
+                          "'; expected \"projected-gauss-seidel\" or \"direct-pivoting\"");
+  }
+  auto check = [](bool ok, const std::string& what) {
+    if (!ok) throw InvalidArgument("constraint solver option " + what);
+  };
+  check(s.maxIterations >= 1, "maxIterations must be ≥ 1 (got " + std::to_string(s.maxIterations) + ")");
+  check(s.tolerance >= 0.0 && std::isfinite(s.tolerance), "tolerance must be finite and ≥ 0");
+  check(s.frictionDirections >= 4 && s.frictionDirections % 2 == 0,
+        "frictionDirections must be even and ≥ 4 (got " + std::to_string(s.frictionDirections) + ")");
+  check(s.restitutionThreshold >= 0.0 && std::isfinite(s.restitutionThreshold),
+        "restitutionThreshold must be finite and ≥ 0");
+  check(s.errorReduction >= 0.0 && s.errorReduction <= 1.0, "errorReduction must be in [0, 1]");
+  check(s.limitErrorReduction >= 0.0 && s.limitErrorReduction <= 1.0, "limitErrorReduction must be in [0, 1]");
+  check(s.allowedPenetration >= 0.0 && std::isfinite(s.allowedPenetration),
+        "allowedPenetration must be finite and ≥ 0");
+  check(s.maxCorrectionVelocity > 0.0, "maxCorrectionVelocity must be > 0");
+  check(s.constraintForceMixing >= 0.0 && std::isfinite(s.constraintForceMixing),
+        "constraintForceMixing must be finite and ≥ 0");
   m_impl->options = options;
   m_impl->model.gravity = options.gravity;
 }

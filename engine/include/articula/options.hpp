@@ -27,7 +27,7 @@ enum class ErrorCorrection {
 ///                             exact up to round-off, falls back to projected Gauss–Seidel on failure
 struct ConstraintSolverOptions {
   std::string method = "projected-gauss-seidel";
-  int maxIterations = 100;             ///< projected Gauss–Seidel sweeps per island
+  int maxIterations = 50;              ///< projected Gauss–Seidel sweeps per island
   double tolerance = 1e-10;            ///< stop when the largest impulse change of a sweep is below (N·s)
   bool warmStart = true;               ///< start from the previous step's impulses of persisting contacts
   int frictionDirections = 4;          ///< pyramid edges, even, ≥ 4: frictionDirections/2 two-sided rows
@@ -35,6 +35,7 @@ struct ConstraintSolverOptions {
   ErrorCorrection errorCorrection = ErrorCorrection::Baumgarte;
   double errorReduction = 0.2;         ///< fraction of penetration removed per step (ERP), in [0, 1]
   double allowedPenetration = 1e-4;    ///< penetration left uncorrected (m), ≥ 0
+  double maxCorrectionVelocity = 1.0;  ///< cap on the separating speed the correction may add (m/s), > 0
   double constraintForceMixing = 1e-8; ///< softness: added to each Delassus diagonal entry as a fraction of it (CFM)
   double limitErrorReduction = 1.0;    ///< fraction of a joint-limit violation removed per step
 };
