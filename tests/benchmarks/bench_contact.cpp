@@ -1,0 +1,146 @@
+// Contact scenes: a stack of 10 boxes, a pile of 500 boxes, and a 7-link
+// arm (floating base, capsule links) lying on the ground. After a settling
+// phase, steps are timed with the world's stage timers and reported as
+// mean µs per step split into kinematics, collision, dynamics, constraint
+// solve and integration, for each solver method.
+//
+//   articula-bench-contact [--quick]
+#include <articula/articula.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace articula;
+
+RigidBody addBox(World& w, const std::string& name, const Isometry3d& pose, double side) {
+  RigidBodyOptions o;
+  o.inertia = Inertia::box(1.0, Vector3d::Constant(side));
+  o.pose = pose;
+  RigidBody b = w.addRigidBody(name, o);
+  CollisionShapeOptions s;
+  s.geometry = Geometry::box(Vector3d::Constant(side));
+  b.addCollisionShape(s);
+  return b;
+}
+
+void boxStack(World& w) {
+  w.addGroundPlane();
+  for (int i = 0; i < 10; ++i) {
+    Isometry3d X = Isometry3d::Identity();
+    X.translation() = Vector3d(0.0, 0.0, 0.1 + 0.2 * i);
+    addBox(w, "box" + std::to_string(i), X, 0.2);
+  }
+}
+
+void boxPile(World& w) {
+  w.addGroundPlane();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(-0.02, 0.02);
+  int k = 0;
+  // A 10 × 10 × 5 lattice 0.3 m apart (no initial overlap), random orientations.
+  for (int z = 0; z < 5; ++z)
+    for (int y = 0; y < 10; ++y)
+      for (int x = 0; x < 10; ++x) {
+        Isometry3d X = Isometry3d::Identity();
+        X.linear() = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+        X.translation() = Vector3d(0.3 * (x - 4.5) + jitter(rng), 0.3 * (y - 4.5) + jitter(rng), 0.25 + 0.3 * z);
+        addBox(w, "box" + std::to_string(k++), X, 0.2);
+      }
+}
+
+void armOnGround(World& w) {
+  w.addGroundPlane();
+  Multibody arm = w.addMultibody("arm");
+  const double len = 0.3;
+  const double r = 0.04;
+  LinkOptions lo;
+  lo.name = "base";
+  lo.inertia = Inertia::box(2.0, Vector3d(0.2, 0.2, 0.1));
+  Isometry3d X = Isometry3d::Identity();
+  X.translation() = Vector3d(0.0, 0.0, 0.06);
+  Link parent = arm.addLink(lo, JointSpec::free().withParentOffset(X));
+  CollisionShapeOptions base;
+  base.geometry = Geometry::box(Vector3d(0.2, 0.2, 0.1));
+  parent.addCollisionShape(base);
+  for (int i = 0; i < 7; ++i) {
+    LinkOptions li;
+    li.name = "link" + std::to_string(i);
+    li.inertia = Inertia::cylinder(1.0, r, len);
+    // Links lie along x; the joint sits at the parent's end.
+    Isometry3d jointInParent = Isometry3d::Identity();
+    jointInParent.translation() = Vector3d(i == 0 ? 0.1 : len / 2, 0.0, 0.0);
+    Isometry3d jointInChild = Isometry3d::Identity();
+    jointInChild.translation() = Vector3d(-len / 2, 0.0, 0.0);
+    JointSpec j = JointSpec::revolute(i % 2 == 0 ? Vector3d::UnitY() : Vector3d::UnitZ());
+    j.parentOffset = jointInParent;
+    j.childOffset = jointInChild;
+    Link link = arm.addLink(li, parent, j);
+    CollisionShapeOptions cap;
+    cap.geometry = Geometry::capsule(r, len - 2 * r);
+    cap.pose = Isometry3d(Eigen::AngleAxisd(0.5 * 3.14159265358979323846, Vector3d::UnitY()));
+    link.addCollisionShape(cap);
+    parent = link;
+  }
+}
+
+struct Stages {
+  double kinematics = 0, collision = 0, dynamics = 0, solve = 0, integration = 0, total = 0;
+};
+
+void run(const char* scene, const std::function<void(World&)>& build, const std::string& method, int settle,
+         int measured) {
+  WorldOptions o;
+  o.solver.method = method;
+  World w(o);
+  build(w);
+  w.step(static_cast<std::size_t>(settle));
+  Stages s;
+  long contacts = 0;
+  long rows = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < measured; ++i) {
+    w.step();
+    const auto& t = w.getLastStepTimings();
+    s.kinematics += t.kinematics;
+    s.collision += t.collision;
+    s.dynamics += t.dynamics;
+    s.solve += t.solve;
+    s.integration += t.integration;
+    s.total += t.total;
+    contacts += w.getStepDiagnostics().numContacts;
+    rows += w.getStepDiagnostics().numRows;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double k = 1e6 / measured;
+  std::printf("| %-14s | %-22s | %9.1f | %6.1f | %9.1f | %8.1f | %7.1f | %6.1f | %8ld | %6ld | %5.2f |\n", scene,
+              method.c_str(), s.total * k, s.kinematics * k, s.collision * k, s.dynamics * k, s.solve * k,
+              s.integration * k, contacts / measured, rows / measured, 1e-3 * measured / wall);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int scale = quick ? 4 : 1;
+  std::printf("Contact scenes, dt = 1 ms, semi-implicit Euler; mean µs per step over the measured steps.\n");
+  std::printf("RTF = simulated time / wall time over the measured steps.\n\n");
+  std::printf("| scene          | method                 | µs / step | kinem. | collision | dynamics |   solve | integr. | contacts |   rows |   RTF |\n");
+  std::printf("|----------------|------------------------|-----------|--------|-----------|----------|---------|---------|----------|--------|-------|\n");
+  for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
+    run("box stack (10)", boxStack, method, 1000 / scale, 2000 / scale);
+  }
+  for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
+    run("arm on ground", armOnGround, method, 1000 / scale, 2000 / scale);
+  }
+  run("box pile (500)", boxPile, "projected-gauss-seidel", 2000 / scale, 500 / scale);
+  run("box pile (500)", boxPile, "direct-pivoting", 2000 / scale, 500 / scale);
+  return 0;
+}
