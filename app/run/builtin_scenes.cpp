@@ -62,6 +62,48 @@ void springMass(World& world) {
   mass.getParentJoint().setPosition(0, 0.1);
 }
 
+void boxStack(World& world) {
+  world.addGroundPlane();
+  for (int i = 0; i < 10; ++i) {
+    RigidBodyOptions o;
+    o.inertia = Inertia::box(1.0, Vector3d(0.2, 0.2, 0.2));
+    o.pose = translation(0, 0, 0.1 + 0.2 * i);
+    auto b = world.addRigidBody("box" + std::to_string(i), o);
+    CollisionShapeOptions s;
+    s.geometry = Geometry::box(Vector3d(0.2, 0.2, 0.2));
+    b.addCollisionShape(s);
+    VisualShapeOptions v;
+    v.geometry = s.geometry;
+    b.addVisualShape(v);
+  }
+}
+
+void bouncingBall(World& world) {
+  world.addGroundPlane(0.0, Material{0.5, 0.8});
+  RigidBodyOptions o;
+  o.inertia = Inertia::sphere(1.0, 0.1);
+  o.pose = translation(0, 0, 1.1);
+  o.linearVelocity = Vector3d(0.5, 0, 0);
+  auto b = world.addRigidBody("ball", o);
+  CollisionShapeOptions s;
+  s.geometry = Geometry::sphere(0.1);
+  s.material = Material{0.5, 0.8};
+  b.addCollisionShape(s);
+}
+
+void limitedPendulum(World& world) {
+  auto mb = world.addMultibody("pendulum");
+  Inertia bob = Inertia::sphere(1.0, 0.05);
+  bob.com = Vector3d(0, 0, -0.5);
+  JointSpec js = JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, 1)).named("hinge");
+  js.positionLowerLimits = Eigen::VectorXd::Constant(1, -0.5);
+  js.positionUpperLimits = Eigen::VectorXd::Constant(1, 0.5);
+  js.coulombFriction = Eigen::VectorXd::Constant(1, 0.05);
+  auto link = mb.addLink({"bob", bob}, js);
+  link.getParentJoint().setPosition(0, 0.4);
+  link.getParentJoint().setVelocity(0, -4.0);
+}
+
 }  // namespace
 
 std::vector<SceneInfo> builtinScenes() {
@@ -70,6 +112,9 @@ std::vector<SceneInfo> builtinScenes() {
       {"tumbling-box", "torque-free box spinning near its intermediate axis (RK4, no gravity)"},
       {"gyroscope", "spinning disc on a ball joint precessing under gravity (RK4)"},
       {"spring-mass", "1 kg on a damped prismatic spring, k = 400 N/m"},
+      {"box-stack", "ten 0.2 m boxes stacked on the ground (contacts, friction)"},
+      {"bouncing-ball", "sphere with restitution 0.8 bouncing along the ground"},
+      {"limited-pendulum", "pendulum swinging between joint limits at ±0.5 rad, with joint friction"},
       {"chain-N", "serial chain of N revolute links, fixed base (e.g. chain-30)"},
   };
 }
@@ -96,6 +141,9 @@ void buildScene(World& world, const std::string& name) {
   if (name == "tumbling-box") return tumblingBody(world);
   if (name == "gyroscope") return gyroscope(world);
   if (name == "spring-mass") return springMass(world);
+  if (name == "box-stack") return boxStack(world);
+  if (name == "bouncing-ball") return bouncingBall(world);
+  if (name == "limited-pendulum") return limitedPendulum(world);
   if (name.rfind("chain-", 0) == 0) {
     const std::string count = name.substr(6);
     char* end = nullptr;

@@ -1,13 +1,14 @@
 // articula-run: headless simulation runner.
 //
 //   articula-run [run] [--scene NAME] [--duration S | --steps N] [--dt H]
-//                [--integrator semi-implicit-euler|rk4] [--csv FILE] [--every K]
+//                [--integrator semi-implicit-euler|rk4] [--solver METHOD] [--csv FILE] [--every K]
 //   articula-run list
 #include "builtin_scenes.hpp"
 
 #include <articula/articula.hpp>
 
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,7 @@ struct RunOptions {
   std::optional<long> steps;
   std::optional<double> dt;
   std::optional<articula::Integrator> integrator;
+  std::string solver;  // empty: the scene's
   std::string csv;
   long every = 1;
 };
@@ -40,6 +42,7 @@ void printUsage(std::ostream& os) {
         "  --steps N            number of steps (instead of --duration)\n"
         "  --dt SECONDS         time step (default: the scene's, 0.001)\n"
         "  --integrator NAME    semi-implicit-euler | rk4\n"
+        "  --solver METHOD      constraint solver: projected-gauss-seidel (default) | direct-pivoting\n"
         "  --csv FILE           write time, q and v per recorded step (columns named by the state space)\n"
         "  --every K            record every K-th step in the CSV (default 1)\n"
         "  -h, --help           this text\n";
@@ -93,6 +96,11 @@ RunOptions parseRun(const std::vector<std::string>& args) {
       } else {
         usageError("unknown integrator '" + n + "' (semi-implicit-euler or rk4)");
       }
+    } else if (a == "--solver") {
+      o.solver = value();
+      if (o.solver != "projected-gauss-seidel" && o.solver != "direct-pivoting") {
+        usageError("unknown solver '" + o.solver + "' (projected-gauss-seidel or direct-pivoting)");
+      }
     } else if (a == "--csv") {
       o.csv = value();
     } else if (a == "--every") {
@@ -121,6 +129,7 @@ int run(const RunOptions& o) {
   WorldOptions wo = world.getOptions();
   if (o.dt) wo.timeStep = *o.dt;
   if (o.integrator) wo.integrator = *o.integrator;
+  if (!o.solver.empty()) wo.solver.method = o.solver;
   world.setOptions(wo);
   world.enterSimulationMode();
 
@@ -153,6 +162,8 @@ int run(const RunOptions& o) {
   const double e0 = world.computeKineticEnergy() + world.computePotentialEnergy();
   writeRow();
   StepTimings sum;
+  long contactSum = 0;
+  int maxContacts = 0;
   const bool showProgress = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   auto lastReport = start;
@@ -160,10 +171,14 @@ int run(const RunOptions& o) {
     world.step();
     const StepTimings& t = world.getLastStepTimings();
     sum.kinematics += t.kinematics;
+    sum.collision += t.collision;
     sum.dynamics += t.dynamics;
+    sum.solve += t.solve;
     sum.integration += t.integration;
     sum.total += t.total;
     if (k % o.every == 0) writeRow();
+    contactSum += world.getStepDiagnostics().numContacts;
+    maxContacts = std::max(maxContacts, world.getStepDiagnostics().numContacts);
     if (!world.getPositions().allFinite()) {
       std::cerr << "articula-run: the state became non-finite at step " << k << " (t = " << world.getTime()
                 << " s); try a smaller --dt\n";
@@ -192,8 +207,19 @@ int run(const RunOptions& o) {
   std::printf("  wall time      %.4f s (real-time factor %.1f)\n", wall, wall > 0.0 ? world.getTime() / wall : 0.0);
   if (steps > 0) {
     const double us = 1e6 / static_cast<double>(steps);
-    std::printf("  per step       %.2f us (kinematics %.2f, dynamics %.2f, integration %.2f)\n", sum.total * us,
-                sum.kinematics * us, sum.dynamics * us, sum.integration * us);
+    std::printf(
+        "  per step       %.2f us (kinematics %.2f, collision %.2f, dynamics %.2f, solve %.2f, integration %.2f)\n",
+        sum.total * us, sum.kinematics * us, sum.collision * us, sum.dynamics * us, sum.solve * us,
+        sum.integration * us);
+    if (maxContacts > 0) {
+      std::printf("  contacts       %.1f per step on average, %d at most (%s)\n",
+                  static_cast<double>(contactSum) / static_cast<double>(steps), maxContacts,
+                  wo.solver.method.c_str());
+    }
+  }
+  const auto warnings = world.getWarnings();
+  if (!warnings.empty()) {
+    std::printf("  warnings       %zu (last: %s)\n", warnings.size(), warnings.back().c_str());
   }
   std::printf("  energy         %.9g J -> %.9g J (change %.3g J)\n", e0, e1, e1 - e0);
   const VectorXd q = world.getPositions();

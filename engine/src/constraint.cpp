@@ -16,6 +16,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Islands with more rows than this are solved by projected Gauss–Seidel
 // even when pivoting is selected (the dense Delassus matrix grows as m²).
 constexpr int kMaxPivotingRows = 600;
+// Fixed-bound re-solves for friction (see pivotingIsland).
+constexpr int kFrictionPasses = 12;
 
 bool isPivoting(const ConstraintSolverOptions& opt) {
   return opt.method == "direct-pivoting";
@@ -118,6 +120,12 @@ double delassus(const Model& m, const ConstraintWorkspace& ws, const ConstraintR
   return s;
 }
 
+// Softness regularises redundant contact sets; joint rows stay hard.
+double softness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
+  const bool contact = r.kind == RowKind::ContactNormal || r.kind == RowKind::ContactFriction;
+  return contact ? opt.constraintForceMixing * r.diag : 0.0;
+}
+
 int findRoot(std::vector<int>& parent, int i) {
   while (parent[static_cast<std::size_t>(i)] != i) {
     auto& p = parent[static_cast<std::size_t>(i)];
@@ -168,7 +176,7 @@ int projectedGaussSeidel(const Model& m, ConstraintWorkspace& ws, const Constrai
         lam = r.lambda;
         target = r.rhs;
       }
-      const double soft = opt.constraintForceMixing * r.diag;
+      const double soft = softness(opt, r);
       const double w = rowDot(m, ws, r, ws.J, v) - target + soft * lam;
       const double next = std::clamp(lam - w / (r.diag + soft), lo, hi);
       const double delta = next - lam;
@@ -204,7 +212,7 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
       ws.A(a, c) = x;
       ws.A(c, a) = x;
     }
-    ws.A(a, a) += opt.constraintForceMixing * ra.diag;
+    ws.A(a, a) += softness(opt, ra);
     const bool active = ra.diag > 0.0 && (!position || ra.kind == RowKind::ContactNormal);
     ws.b[a] = rowDot(m, ws, ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
     if (!active) {
@@ -227,6 +235,36 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   lam.setZero();
   if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
   if (!lam.allFinite()) return false;
+  // Friction bounds depend on the normal impulses, which change while the
+  // friction rows are pivoted in. Re-solve with the bounds fixed at μ·λn of
+  // the previous solution until the normal impulses settle (each solve is
+  // an exact boxed LCP).
+  const bool anyFriction = std::any_of(ws.findex.begin(), ws.findex.end(), [](int f) { return f >= 0; });
+  if (anyFriction) {
+    VectorXd previous(n);
+    for (int pass = 0; pass < kFrictionPasses; ++pass) {
+      previous = lam;
+      for (int a = 0; a < n; ++a) {
+        const int f = ws.findex[static_cast<std::size_t>(a)];
+        if (f < 0) continue;
+        const double bound = ws.mu[static_cast<std::size_t>(a)] * std::max(0.0, previous[f]);
+        ws.lo[a] = -bound;
+        ws.hi[a] = bound;
+      }
+      int more = 0;
+      if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, nullptr, nullptr, lam, ws, more)) return false;
+      pivots += more;
+      if (!lam.allFinite()) return false;
+      double change = 0.0;
+      double scale = 0.0;
+      for (int a = 0; a < n; ++a) {
+        if (ws.findex[static_cast<std::size_t>(a)] >= 0) continue;
+        change = std::max(change, std::abs(lam[a] - previous[a]));
+        scale = std::max(scale, std::abs(lam[a]));
+      }
+      if (change <= 1e-9 * scale) break;
+    }
+  }
   // Complementarity error of the result.
   residual = 0.0;
   const VectorXd w = ws.A * lam + ws.b;

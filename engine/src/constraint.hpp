@@ -67,6 +67,7 @@ struct ConstraintWorkspace {
   std::vector<int> order;        // rows grouped by island, build order kept within an island
   std::vector<int> islandStart;  // islands' ranges in `order`
   VectorXd vPos;                 // split-impulse pseudo-velocity
+  VectorXd vStar;                // unconstrained velocities of the step
   // pivoting scratch
   MatrixXd A, Lfac;
   VectorXd b, lo, hi, lam, w, dlam, dw, x, col;

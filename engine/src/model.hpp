@@ -67,6 +67,7 @@ struct Model {
   std::vector<int> velocityLimitDofs;  // DoFs with a finite velocity limit
   std::vector<int> frictionDofs;       // DoFs with Coulomb friction
   bool anyEffortLimit = false;
+  std::vector<int> freeJointBodies;  // bodies whose parent joint is Free
   std::vector<std::uint8_t> body_movable;  // some DoF between the world and the body
 
   // ---- collision shapes (collision kind only; size nshape) ----

@@ -60,6 +60,32 @@ void integratePositions(const Model& m, const VectorXd& q, const VectorXd& v, do
   }
 }
 
+// Free joints carry the body twist [ω_B; v_B]. Semi-implicit Euler on the
+// body-frame linear velocity, v_B ← v_B + h(a_B − ω × v_B), lets |v| grow by
+// h²|ω|²/2 per step on a spinning body. Instead the linear velocity is
+// advanced in the frame of the step's start, v ← v + h·a_B (the "classical"
+// acceleration, which the constraint rows of that frame see), positions
+// move with it, and the result is re-expressed in the rotated frame:
+// a spinning, force-free body keeps its world velocity exactly.
+void addConvectiveTerm(const Model& m, const VectorXd& vOld, double h, VectorXd& v) {
+  for (const int body : m.freeJointBodies) {
+    const int va = m.jnt_vadr[static_cast<std::size_t>(body)];
+    const Vector3d w = vOld.segment<3>(va);
+    v.segment<3>(va + 3) += h * w.cross(vOld.segment<3>(va + 3));
+  }
+}
+
+void rotateIntoNewFrame(const Model& m, const VectorXd& vPositions, double h, VectorXd& v) {
+  for (const int body : m.freeJointBodies) {
+    const int va = m.jnt_vadr[static_cast<std::size_t>(body)];
+    const Vector3d w = vPositions.segment<3>(va);
+    const double angle = h * w.norm();
+    if (angle == 0.0) continue;
+    const Eigen::AngleAxisd inc(angle, w / w.norm());
+    v.segment<3>(va + 3) = inc.inverse() * Vector3d(v.segment<3>(va + 3));
+  }
+}
+
 void positionDerivative(const Model& m, const VectorXd& q, const VectorXd& v, VectorXd& qdot) {
   for (int i = 0; i < m.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
@@ -176,10 +202,12 @@ void WorldImpl::stepOnce() {
     // 3. dynamics: v* = v + h v̇(τ, f_ext)
     computeForwardDynamicsAll(state.q, state.v, true, state.vdot);
     state.v += h * state.vdot;
+    addConvectiveTerm(model, data.v0, h, state.v);
     t2 = Clock::now();
     // 4. solve: v ← v* + M̃⁻¹ Jᵀ λ
     const VectorXd* positionVelocity = &state.v;
     if (constrained) {
+      constraints.vStar = state.v;
       const ConstraintResult r = solveConstraints(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
       diagnostics.numContacts = static_cast<int>(constraints.points.size());
       diagnostics.numRows = r.rows;
@@ -191,7 +219,7 @@ void WorldImpl::stepOnce() {
         warn("the pivoting method could not solve an island (degenerate or too large); projected Gauss-Seidel "
              "solved it instead");
       }
-      state.vdot = (state.v - data.v0) / h;
+      state.vdot += (state.v - constraints.vStar) / h;
       if (options.solver.errorCorrection == ErrorCorrection::SplitImpulse && constraints.vPos.size() == model.nv &&
           !constraints.vPos.isZero(0.0)) {
         data.vk = state.v + constraints.vPos;
@@ -202,6 +230,7 @@ void WorldImpl::stepOnce() {
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
     integratePositions(model, data.q0, *positionVelocity, h, state.q);
+    rotateIntoNewFrame(model, *positionVelocity, h, state.v);
   } else {
     if (constrained && !warnedRk4Constraints) {
       warn("the RungeKutta4 integrator ignores contacts, joint limits and joint friction; use SemiImplicitEuler");

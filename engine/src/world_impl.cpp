@@ -446,6 +446,7 @@ void WorldImpl::compile() {
     const int nv = m.jnt_nv[b];
     const int p = m.body_parent[b];
     m.body_movable[b] = (nv > 0 || (p >= 0 && m.body_movable[static_cast<std::size_t>(p)])) ? 1 : 0;
+    if (js.type == JointType::Free) m.freeJointBodies.push_back(i);
     if (m.jnt_nq[b] == nv) {
       m.dof_lowerLimit.segment(va, nv) = js.positionLowerLimits;
       m.dof_upperLimit.segment(va, nv) = js.positionUpperLimits;
