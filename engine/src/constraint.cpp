@@ -46,6 +46,8 @@ class Builder {
     ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
     R.side[R.nside].owner = owner;
     R.side[R.nside].offset = offset;
+    R.side[R.nside].vadr = m_.owner_vadr[static_cast<std::size_t>(owner)];
+    R.side[R.nside].n = nv;
     ++R.nside;
     return ws_.J.data() + offset;
   }
@@ -81,27 +83,35 @@ class Builder {
   ConstraintWorkspace& ws_;
 };
 
-double rowDot(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& r, const std::vector<double>& buf,
-              const VectorXd& v) {
+double segmentDot(const double* a, const double* b, int n) {
+  if (n == 6) return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
   double s = 0.0;
-  for (int k = 0; k < r.nside; ++k) {
-    const auto o = static_cast<std::size_t>(r.side[k].owner);
-    const double* J = buf.data() + r.side[k].offset;
-    const double* x = v.data() + m.owner_vadr[o];
-    const int n = m.owner_nv[o];
-    for (int i = 0; i < n; ++i) s += J[i] * x[i];
-  }
-  (void)ws;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
-void rowApply(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v) {
+void segmentAxpy(double* y, double s, const double* x, int n) {
+  if (n == 6) {
+    for (int i = 0; i < 6; ++i) y[i] += s * x[i];
+    return;
+  }
+  for (int i = 0; i < n; ++i) y[i] += s * x[i];
+}
+
+double rowDot(const Model&, const ConstraintWorkspace&, const ConstraintRow& r, const std::vector<double>& buf,
+              const VectorXd& v) {
+  double s = 0.0;
   for (int k = 0; k < r.nside; ++k) {
-    const auto o = static_cast<std::size_t>(r.side[k].owner);
-    const double* MJ = ws.MJ.data() + r.side[k].offset;
-    double* x = v.data() + m.owner_vadr[o];
-    const int n = m.owner_nv[o];
-    for (int i = 0; i < n; ++i) x[i] += scale * MJ[i];
+    const RowSide& sd = r.side[k];
+    s += segmentDot(buf.data() + sd.offset, v.data() + sd.vadr, sd.n);
+  }
+  return s;
+}
+
+void rowApply(const Model&, const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v) {
+  for (int k = 0; k < r.nside; ++k) {
+    const RowSide& sd = r.side[k];
+    segmentAxpy(v.data() + sd.vadr, scale, ws.MJ.data() + sd.offset, sd.n);
   }
 }
 

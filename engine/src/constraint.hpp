@@ -33,7 +33,9 @@ enum class RowKind : std::uint8_t { ContactNormal, ContactFriction, PositionLimi
 
 struct RowSide {
   int owner = -1;   // tree
-  int offset = 0;   // start of this side's segments in ConstraintWorkspace::J / MJ (length owner_nv)
+  int offset = 0;   // start of this side's segments in ConstraintWorkspace::J / MJ (length n)
+  int vadr = 0;     // the tree's first DoF
+  int n = 0;        // the tree's DoF count
 };
 
 struct ConstraintRow {
