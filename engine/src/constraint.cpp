@@ -23,65 +23,6 @@ bool isPivoting(const ConstraintSolverOptions& opt) {
   return opt.method == "direct-pivoting";
 }
 
-class Builder {
- public:
-  Builder(const Model& m, const Data& d, ConstraintWorkspace& ws) : m_(m), d_(d), ws_(ws) {}
-
-  // A new row with no sides.
-  int row(RowKind kind, int source) {
-    ws_.rows.emplace_back();
-    auto& r = ws_.rows.back();
-    r.kind = kind;
-    r.source = source;
-    return static_cast<int>(ws_.rows.size()) - 1;
-  }
-
-  // The segment of `owner` in row r (created on first use).
-  double* side(int r, int owner) {
-    auto& R = ws_.rows[static_cast<std::size_t>(r)];
-    for (int s = 0; s < R.nside; ++s)
-      if (R.side[s].owner == owner) return ws_.J.data() + R.side[s].offset;
-    const int nv = m_.owner_nv[static_cast<std::size_t>(owner)];
-    const int offset = static_cast<int>(ws_.J.size());
-    ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
-    R.side[R.nside].owner = owner;
-    R.side[R.nside].offset = offset;
-    R.side[R.nside].vadr = m_.owner_vadr[static_cast<std::size_t>(owner)];
-    R.side[R.nside].n = nv;
-    ++R.nside;
-    return ws_.J.data() + offset;
-  }
-
-  // J += sign · dirᵀ v(point p of body), through the world-aligned motion
-  // subspaces of the last articulated-body pass (about the tree origin Ow).
-  void pointTerm(int r, int body, const Vector3d& p, const Vector3d& dir, double sign) {
-    if (body < 0 || !m_.body_movable[static_cast<std::size_t>(body)]) return;
-    const auto bb = static_cast<std::size_t>(body);
-    const int owner = m_.body_owner[bb];
-    const int vadr0 = m_.owner_vadr[static_cast<std::size_t>(owner)];
-    const Vector3d mom = (p - d_.Ow[bb]).cross(dir);
-    double* J = side(r, owner);
-    for (int b = body; b >= 0; b = m_.body_parent[static_cast<std::size_t>(b)]) {
-      const auto bi = static_cast<std::size_t>(b);
-      const int va = m_.jnt_vadr[bi];
-      for (int k = 0; k < m_.jnt_nv[bi]; ++k) {
-        const auto s = d_.Sw.col(va + k);
-        J[va + k - vadr0] += sign * (mom.dot(s.head<3>()) + dir.dot(s.tail<3>()));
-      }
-    }
-  }
-
-  void dofTerm(int r, int dof) {
-    const int body = m_.dof_body[static_cast<std::size_t>(dof)];
-    const int owner = m_.body_owner[static_cast<std::size_t>(body)];
-    side(r, owner)[dof - m_.owner_vadr[static_cast<std::size_t>(owner)]] += 1.0;
-  }
-
- private:
-  const Model& m_;
-  const Data& d_;
-  ConstraintWorkspace& ws_;
-};
 
 double segmentDot(const double* a, const double* b, int n) {
   if (n == 6) return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
@@ -495,10 +436,84 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
 }
 
 // ---------------------------------------------------------------------------
+// Row construction
 
-ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
-                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws) {
-  ConstraintResult result;
+RowBuilder::RowBuilder(const Model& m, const Data& d, ConstraintWorkspace& ws) : m_(m), d_(d), ws_(ws) {}
+
+int RowBuilder::row(RowKind kind, int source) {
+  ws_.rows.emplace_back();
+  auto& r = ws_.rows.back();
+  r.kind = kind;
+  r.source = source;
+  return static_cast<int>(ws_.rows.size()) - 1;
+}
+
+ConstraintRow& RowBuilder::at(int r) {
+  return ws_.rows[static_cast<std::size_t>(r)];
+}
+
+double* RowBuilder::side(int r, int owner) {
+  auto& R = ws_.rows[static_cast<std::size_t>(r)];
+  for (int s = 0; s < R.nside; ++s)
+    if (R.side[s].owner == owner) return ws_.J.data() + R.side[s].offset;
+  const int nv = m_.owner_nv[static_cast<std::size_t>(owner)];
+  const int offset = static_cast<int>(ws_.J.size());
+  ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
+  R.side[R.nside].owner = owner;
+  R.side[R.nside].offset = offset;
+  R.side[R.nside].vadr = m_.owner_vadr[static_cast<std::size_t>(owner)];
+  R.side[R.nside].n = nv;
+  ++R.nside;
+  return ws_.J.data() + offset;
+}
+
+void RowBuilder::pointTerm(int r, int body, const Vector3d& p, const Vector3d& dir, double sign) {
+  if (body < 0 || !m_.body_movable[static_cast<std::size_t>(body)]) return;
+  const auto bb = static_cast<std::size_t>(body);
+  const int owner = m_.body_owner[bb];
+  const int vadr0 = m_.owner_vadr[static_cast<std::size_t>(owner)];
+  const Vector3d mom = (p - d_.Ow[bb]).cross(dir);
+  double* J = side(r, owner);
+  for (int b = body; b >= 0; b = m_.body_parent[static_cast<std::size_t>(b)]) {
+    const auto bi = static_cast<std::size_t>(b);
+    const int va = m_.jnt_vadr[bi];
+    for (int k = 0; k < m_.jnt_nv[bi]; ++k) {
+      const auto s = d_.Sw.col(va + k);
+      J[va + k - vadr0] += sign * (mom.dot(s.head<3>()) + dir.dot(s.tail<3>()));
+    }
+  }
+}
+
+void RowBuilder::angularTerm(int r, int body, const Vector3d& axis, double sign) {
+  if (body < 0 || !m_.body_movable[static_cast<std::size_t>(body)]) return;
+  const auto bb = static_cast<std::size_t>(body);
+  const int owner = m_.body_owner[bb];
+  const int vadr0 = m_.owner_vadr[static_cast<std::size_t>(owner)];
+  double* J = side(r, owner);
+  for (int b = body; b >= 0; b = m_.body_parent[static_cast<std::size_t>(b)]) {
+    const auto bi = static_cast<std::size_t>(b);
+    const int va = m_.jnt_vadr[bi];
+    for (int k = 0; k < m_.jnt_nv[bi]; ++k) J[va + k - vadr0] += sign * axis.dot(d_.Sw.col(va + k).head<3>());
+  }
+}
+
+void RowBuilder::dofTerm(int r, int dof, double coefficient) {
+  const int body = m_.dof_body[static_cast<std::size_t>(dof)];
+  const int owner = m_.body_owner[static_cast<std::size_t>(body)];
+  side(r, owner)[dof - m_.owner_vadr[static_cast<std::size_t>(owner)]] += coefficient;
+}
+
+void RowBuilder::drop(int r) {
+  if (r + 1 != static_cast<int>(ws_.rows.size())) return;  // only the last row
+  const auto& R = ws_.rows.back();
+  if (R.nside > 0) ws_.J.resize(static_cast<std::size_t>(R.side[0].offset));
+  ws_.rows.pop_back();
+}
+
+// ---------------------------------------------------------------------------
+
+void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOptions& opt, double h, const VectorXd& q,
+                       const VectorXd& vOld, const VectorXd& v, ConstraintWorkspace& ws) {
   ws.rows.clear();
   ws.J.clear();
   const auto np = ws.points.size();
@@ -506,7 +521,7 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
   ws.pointFirstFriction.assign(np, -1);
   ws.pointTangent1.resize(np);
   ws.pointTangent2.resize(np);
-  Builder B(m, d, ws);
+  RowBuilder B(m, d, ws);
   const bool split = opt.errorCorrection == ErrorCorrection::SplitImpulse;
   const int nFriction = std::max(2, opt.frictionDirections / 2);
 
@@ -527,7 +542,7 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
     B.pointTerm(r, bB, p, n, -1.0);
     auto& R = ws.rows[static_cast<std::size_t>(r)];
     if (R.nside == 0) {
-      ws.rows.pop_back();
+      B.drop(r);
       continue;
     }
     const double restitution = std::max(m.shape_restitution[sa], m.shape_restitution[sb]);
@@ -536,8 +551,7 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
     const bool impact = restitution > 0.0 && -vnBefore > opt.restitutionThreshold;
     if (dist > 0.0 && impact) {
       // Let a bouncing body reach the surface; the impact is resolved on touch.
-      ws.J.resize(static_cast<std::size_t>(R.side[0].offset));
-      ws.rows.pop_back();
+      B.drop(r);
       continue;
     }
     R.lo = 0.0;
@@ -628,6 +642,13 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
     R.lo = -R.hi;
   }
 
+}
+
+ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
+                           ConstraintWorkspace& ws) {
+  ConstraintResult result;
+  const auto np = ws.points.size();
+  const int nFriction = std::max(2, opt.frictionDirections / 2);
   const int nrows = static_cast<int>(ws.rows.size());
   result.rows = nrows;
   ws.vPos.setZero(m.nv);
@@ -743,6 +764,12 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
     }
   }
   return result;
+}
+
+ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
+                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws) {
+  buildStandardRows(m, d, opt, h, q, vOld, v, ws);
+  return solveRows(m, d, opt, v, ws);
 }
 
 }  // namespace articula::detail

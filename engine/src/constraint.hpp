@@ -15,8 +15,10 @@
 // or by Dantzig-style principal pivoting on its Delassus matrix
 // A = J M̃⁻¹ Jᵀ.
 //
-// Loop closures and couplers add rows through addRow() with the same
-// representation (bilateral rows have infinite bounds).
+// Loop closures and couplers add rows with RowBuilder between
+// buildStandardRows() and solveRows(): point and angular terms on bodies,
+// and joint-space terms, with their bounds and targets (bilateral rows
+// have infinite bounds).
 
 #include <articula/contact.hpp>
 #include <articula/options.hpp>
@@ -29,7 +31,14 @@
 
 namespace articula::detail {
 
-enum class RowKind : std::uint8_t { ContactNormal, ContactFriction, PositionLimit, VelocityLimit, JointFriction };
+enum class RowKind : std::uint8_t {
+  ContactNormal,
+  ContactFriction,
+  PositionLimit,
+  VelocityLimit,
+  JointFriction,
+  Bilateral,  // equality rows (loop closures, couplers): bounds (−∞, ∞)
+};
 
 struct RowSide {
   int owner = -1;   // tree
@@ -85,8 +94,41 @@ struct ConstraintResult {
   bool fallback = false;
 };
 
-// Builds the rows of the step (contacts from ws.points, joint limits,
-// velocity limits, joint friction) and solves them. On entry `v` holds the
+// Adds terms to constraint rows. Jacobians use the world-aligned motion
+// subspaces and tree origins of the step's articulated-body pass.
+class RowBuilder {
+ public:
+  RowBuilder(const Model& m, const Data& d, ConstraintWorkspace& ws);
+  // A new row with no terms; set its bounds and targets through at().
+  int row(RowKind kind, int source);
+  ConstraintRow& at(int r);
+  // J_r += sign · dirᵀ (velocity of the world point p moving with body).
+  void pointTerm(int r, int body, const Vector3d& p, const Vector3d& dir, double sign);
+  // J_r += sign · axisᵀ (angular velocity of body).
+  void angularTerm(int r, int body, const Vector3d& axis, double sign);
+  // J_r += coefficient · e_dof.
+  void dofTerm(int r, int dof, double coefficient = 1.0);
+  // Removes row r if it is the last one (e.g. when it has no terms).
+  void drop(int r);
+
+ private:
+  double* side(int r, int owner);
+  const Model& m_;
+  const Data& d_;
+  ConstraintWorkspace& ws_;
+};
+
+// Rows of contacts (ws.points), joint position and velocity limits and
+// joint friction. `v` holds v* (used to activate limits).
+void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOptions& opt, double h, const VectorXd& q,
+                       const VectorXd& vOld, const VectorXd& v, ConstraintWorkspace& ws);
+// Responses, islands and the solve of every row in ws.rows; `v` goes from
+// v* to the constrained velocities; ws.vPos gets the split-impulse correction.
+ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
+                           ConstraintWorkspace& ws);
+
+// buildStandardRows + solveRows: the rows of the step (contacts from
+// ws.points, joint limits, velocity limits, joint friction), solved. On entry `v` holds the
 // unconstrained velocities v* of the semi-implicit step (and Data the
 // articulated-body quantities of that step); on exit the constrained ones.
 // ws.vPos receives the split-impulse correction (zero with Baumgarte).

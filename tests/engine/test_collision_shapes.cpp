@@ -31,16 +31,6 @@
 using namespace articula;
 using namespace articula::test;
 
-#define EXPECT_NO_THROW(...)                                                                   \
-  do {                                                                                         \
-    try {                                                                                      \
-      __VA_ARGS__;                                                                             \
-    } catch (const std::exception& e_) {                                                       \
-      QFAIL(qPrintable(QString("unexpected exception (%1) from: %2")                           \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__)))); \
-    }                                                                                          \
-  } while (false)
-
 // Stops the calling test function when a helper reported a failure.
 #define RETURN_IF_FAILED()                  \
   do {                                      \

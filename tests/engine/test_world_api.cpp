@@ -41,16 +41,6 @@ using namespace articula::test;
     QVERIFY2(caught_, "expected " #ExType " from: " #__VA_ARGS__);                                  \
   } while (false)
 
-#define EXPECT_NO_THROW(...)                                                                   \
-  do {                                                                                         \
-    try {                                                                                      \
-      __VA_ARGS__;                                                                             \
-    } catch (const std::exception& e_) {                                                       \
-      QFAIL(qPrintable(QString("unexpected exception (%1) from: %2")                           \
-                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__)))); \
-    }                                                                                          \
-  } while (false)
-
 namespace {
 
 QString qs(const std::string& s) {

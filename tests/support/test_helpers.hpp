@@ -40,6 +40,17 @@ inline std::string describe(const Eigen::MatrixXd& m) {
 
 }  // namespace articula::test
 
+// Fails the test when the statement throws.
+#define EXPECT_NO_THROW(...)                                                                   \
+  do {                                                                                         \
+    try {                                                                                      \
+      __VA_ARGS__;                                                                             \
+    } catch (const std::exception& e_) {                                                       \
+      QFAIL(qPrintable(QString("unexpected exception (%1) from: %2")                           \
+                           .arg(QString::fromUtf8(e_.what()), QStringLiteral(#__VA_ARGS__)))); \
+    }                                                                                          \
+  } while (false)
+
 /// QVERIFY with the two values printed on failure.
 #define ARTICULA_VERIFY_NEAR(actual, expected, tol)                                              \
   do {                                                                                           \
