@@ -752,9 +752,10 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
         int pivots = 0;
         solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots, residual);
         result.iterations += pivots;
-        if (!solved) result.fallback = true;
+        if (!solved) result.fallback = result.degenerate = true;
       } else if (pivoting) {
         result.fallback = true;
+        result.largestTooLarge = std::max(result.largestTooLarge, i1 - i0);
       }
       if (!solved) {
         const int it = projectedGaussSeidel(m, ws, opt, i0, i1, position, target, residual);

@@ -91,7 +91,9 @@ struct ConstraintResult {
   int islands = 0;
   int iterations = 0;
   double residual = 0.0;
-  bool fallback = false;
+  bool fallback = false;      // some island was solved by PGS instead of pivoting
+  bool degenerate = false;    // ... because pivoting failed on it
+  int largestTooLarge = 0;    // ... because it had more rows than pivoting takes (largest such island)
 };
 
 // Adds terms to constraint rows. Jacobians use the world-aligned motion

@@ -215,9 +215,13 @@ void WorldImpl::stepOnce() {
       diagnostics.iterations = r.iterations;
       diagnostics.residual = r.residual;
       diagnostics.fallback = r.fallback;
-      if (r.fallback) {
-        warn("the pivoting method could not solve an island (degenerate or too large); projected Gauss-Seidel "
-             "solved it instead");
+      if (r.degenerate) {
+        warn("the pivoting method failed on a degenerate island (singular pivot or pivot limit); projected "
+             "Gauss-Seidel solved it instead");
+      }
+      if (r.largestTooLarge > 0) {
+        warn("an island of " + std::to_string(r.largestTooLarge) +
+             " rows is larger than the pivoting method takes (600); projected Gauss-Seidel solved it instead");
       }
       state.vdot += (state.v - constraints.vStar) / h;
       if (options.solver.errorCorrection == ErrorCorrection::SplitImpulse && constraints.vPos.size() == model.nv &&
