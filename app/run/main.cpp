@@ -213,8 +213,7 @@ int run(const RunOptions& o) {
         sum.integration * us);
     if (maxContacts > 0) {
       std::printf("  contacts       %.1f per step on average, %d at most (%s)\n",
-                  static_cast<double>(contactSum) / static_cast<double>(steps), maxContacts,
-                  wo.solver.method.c_str());
+                  static_cast<double>(contactSum) / static_cast<double>(steps), maxContacts, wo.solver.method.c_str());
     }
   }
   const auto warnings = world.getWarnings();

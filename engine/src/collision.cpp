@@ -64,8 +64,8 @@ struct CollisionDetector::Impl {
   std::vector<std::unique_ptr<btCollisionShape>> shapes;
   std::vector<std::unique_ptr<btTriangleMesh>> meshes;
   std::vector<std::unique_ptr<btCollisionObject>> objects;
-  std::vector<int> body;  // per shape
-  std::vector<SE3> pose;  // per shape
+  std::vector<int> body;    // per shape
+  std::vector<SE3> pose;    // per shape
   std::vector<int> moving;  // indices of shapes on bodies
 };
 

@@ -19,8 +19,8 @@ namespace articula::detail {
 struct ContactPoint {
   int shapeA = -1;  // compiled shape indices
   int shapeB = -1;
-  Vector3d pointA = Vector3d::Zero();  // on A's surface, world
-  Vector3d pointB = Vector3d::Zero();  // on B's surface, world
+  Vector3d pointA = Vector3d::Zero();   // on A's surface, world
+  Vector3d pointB = Vector3d::Zero();   // on B's surface, world
   Vector3d normal = Vector3d::UnitZ();  // unit, from B towards A, world
   double distance = 0.0;                // signed; < 0 penetration
   int age = 0;                          // steps the point persisted

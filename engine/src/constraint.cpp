@@ -23,7 +23,6 @@ bool isPivoting(const ConstraintSolverOptions& opt) {
   return opt.method == "direct-pivoting";
 }
 
-
 double segmentDot(const double* a, const double* b, int n) {
   if (n == 6) return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
   double s = 0.0;
@@ -222,9 +221,12 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   for (int a = 0; a < n; ++a) {
     const double l = lam[a];
     double e = 0.0;
-    if (l > ws.lo[a] && l < ws.hi[a]) e = std::abs(w[a]);
-    else if (l <= ws.lo[a]) e = std::max(0.0, -w[a]);
-    else e = std::max(0.0, w[a]);
+    if (l > ws.lo[a] && l < ws.hi[a])
+      e = std::abs(w[a]);
+    else if (l <= ws.lo[a])
+      e = std::max(0.0, -w[a]);
+    else
+      e = std::max(0.0, w[a]);
     residual = std::max(residual, e);
   }
   for (int a = 0; a < n; ++a) {
@@ -347,7 +349,8 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
       dl[i] = dir;
       for (int a = 0; a < c; ++a) dl[C[static_cast<std::size_t>(a)]] = -dir * x[a];
       dw.noalias() = A.col(i) * dir;
-      for (int a = 0; a < c; ++a) dw.noalias() += A.col(C[static_cast<std::size_t>(a)]) * dl[C[static_cast<std::size_t>(a)]];
+      for (int a = 0; a < c; ++a)
+        dw.noalias() += A.col(C[static_cast<std::size_t>(a)]) * dl[C[static_cast<std::size_t>(a)]];
       if (!(dir * dw[i] > eps * 1e-3) || !std::isfinite(dw[i])) return false;  // A not positive on this direction
       // Largest step before a breakpoint.
       double step = -w[i] / dw[i];
@@ -641,7 +644,6 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
     R.hi = m.dof_coulombFriction[dof] * h;
     R.lo = -R.hi;
   }
-
 }
 
 ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,

@@ -41,10 +41,10 @@ enum class RowKind : std::uint8_t {
 };
 
 struct RowSide {
-  int owner = -1;   // tree
-  int offset = 0;   // start of this side's segments in ConstraintWorkspace::J / MJ (length n)
-  int vadr = 0;     // the tree's first DoF
-  int n = 0;        // the tree's DoF count
+  int owner = -1;  // tree
+  int offset = 0;  // start of this side's segments in ConstraintWorkspace::J / MJ (length n)
+  int vadr = 0;    // the tree's first DoF
+  int n = 0;       // the tree's DoF count
 };
 
 struct ConstraintRow {
@@ -52,9 +52,9 @@ struct ConstraintRow {
   int nside = 0;
   double lo = 0.0;
   double hi = 0.0;
-  int normalRow = -1;  // friction rows: the normal row bounding them
-  double mu = 0.0;     // friction rows: coefficient
-  double rhs = 0.0;    // velocity target
+  int normalRow = -1;        // friction rows: the normal row bounding them
+  double mu = 0.0;           // friction rows: coefficient
+  double rhs = 0.0;          // velocity target
   double rhsPosition = 0.0;  // split-impulse target (normal rows)
   double lambda = 0.0;
   double lambdaPosition = 0.0;
@@ -91,9 +91,9 @@ struct ConstraintResult {
   int islands = 0;
   int iterations = 0;
   double residual = 0.0;
-  bool fallback = false;      // some island was solved by PGS instead of pivoting
-  bool degenerate = false;    // ... because pivoting failed on it
-  int largestTooLarge = 0;    // ... because it had more rows than pivoting takes (largest such island)
+  bool fallback = false;    // some island was solved by PGS instead of pivoting
+  bool degenerate = false;  // ... because pivoting failed on it
+  int largestTooLarge = 0;  // ... because it had more rows than pivoting takes (largest such island)
 };
 
 // Adds terms to constraint rows. Jacobians use the world-aligned motion

@@ -58,16 +58,16 @@ struct Model {
   bool anyVaryingMotionSubspace = false;  // any joint whose S depends on q (universal, euler, planar)
 
   // ---- joint constraints per DoF (size nv; ±inf / 0 when absent) ----
-  VectorXd dof_lowerLimit;       // vector joints only (nq == nv)
+  VectorXd dof_lowerLimit;  // vector joints only (nq == nv)
   VectorXd dof_upperLimit;
-  VectorXd dof_velocityLimit;    // +inf when absent
-  VectorXd dof_effortLimit;      // +inf when absent
-  VectorXd dof_coulombFriction;  // 0 when absent
+  VectorXd dof_velocityLimit;          // +inf when absent
+  VectorXd dof_effortLimit;            // +inf when absent
+  VectorXd dof_coulombFriction;        // 0 when absent
   std::vector<int> limitDofs;          // DoFs with a finite position limit
   std::vector<int> velocityLimitDofs;  // DoFs with a finite velocity limit
   std::vector<int> frictionDofs;       // DoFs with Coulomb friction
   bool anyEffortLimit = false;
-  std::vector<int> freeJointBodies;  // bodies whose parent joint is Free
+  std::vector<int> freeJointBodies;        // bodies whose parent joint is Free
   std::vector<std::uint8_t> body_movable;  // some DoF between the world and the body
 
   // ---- collision shapes (collision kind only; size nshape) ----

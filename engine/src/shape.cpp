@@ -134,8 +134,7 @@ void validateGeometry(const Geometry& g, const std::string& where) {
           for (const int k : g.triangles[t]) {
             if (k < 0 || k >= nvtx) {
               std::ostringstream os;
-              os << where << ": triangle " << t << " refers to vertex " << k << ", valid indices are 0.."
-                 << nvtx - 1;
+              os << where << ": triangle " << t << " refers to vertex " << k << ", valid indices are 0.." << nvtx - 1;
               throw InvalidArgument(os.str());
             }
           }
@@ -412,7 +411,8 @@ Isometry3d Shape::getWorldTransform() const {
 namespace {
 ShapeRecord& collisionRecord(World* world, std::uint32_t i, std::uint32_t g) {
   auto& r = recordOf(world, i, g);
-  if (!r.collision) throw InvalidArgument("shape '" + r.name + "' is a visual shape; it has no material or collidable flag");
+  if (!r.collision)
+    throw InvalidArgument("shape '" + r.name + "' is a visual shape; it has no material or collidable flag");
   return r;
 }
 }  // namespace
@@ -448,13 +448,15 @@ void Shape::setCollidable(bool collidable) {
 
 Vector4d Shape::getColor() const {
   const auto& r = recordOf(m_world, m_index, m_generation);
-  if (r.collision) throw InvalidArgument("shape '" + r.name + "' is a collision shape; only visual shapes have a colour");
+  if (r.collision)
+    throw InvalidArgument("shape '" + r.name + "' is a collision shape; only visual shapes have a colour");
   return r.color;
 }
 
 void Shape::setColor(const Vector4d& rgba) {
   auto& r = recordOf(m_world, m_index, m_generation);
-  if (r.collision) throw InvalidArgument("shape '" + r.name + "' is a collision shape; only visual shapes have a colour");
+  if (r.collision)
+    throw InvalidArgument("shape '" + r.name + "' is a collision shape; only visual shapes have a colour");
   if (!(rgba.array() >= 0.0).all() || !(rgba.array() <= 1.0).all()) {
     throw InvalidArgument("shape '" + r.name + "': colour components must be in [0, 1]");
   }
@@ -499,7 +501,8 @@ FrameRef WorldImpl::bodyFrame(int body) const {
   const auto b = static_cast<std::size_t>(body);
   const auto owner = static_cast<std::size_t>(model.body_owner[b]);
   const std::uint32_t slot = model.body_slot[b];
-  if (model.owner_kind[owner] == OwnerKind::RigidBody) return {FrameKind::RigidBody, slot, rigidBodies[slot].generation};
+  if (model.owner_kind[owner] == OwnerKind::RigidBody)
+    return {FrameKind::RigidBody, slot, rigidBodies[slot].generation};
   return {FrameKind::Link, slot, links[slot].generation};
 }
 

@@ -208,7 +208,8 @@ void WorldImpl::stepOnce() {
     const VectorXd* positionVelocity = &state.v;
     if (constrained) {
       constraints.vStar = state.v;
-      const ConstraintResult r = solveConstraints(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
+      const ConstraintResult r =
+          solveConstraints(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
       diagnostics.numContacts = static_cast<int>(constraints.points.size());
       diagnostics.numRows = r.rows;
       diagnostics.numIslands = r.islands;
@@ -216,8 +217,9 @@ void WorldImpl::stepOnce() {
       diagnostics.residual = r.residual;
       diagnostics.fallback = r.fallback;
       if (r.degenerate) {
-        warn("the pivoting method failed on a degenerate island (singular pivot or pivot limit); projected "
-             "Gauss-Seidel solved it instead");
+        warn(
+            "the pivoting method failed on a degenerate island (singular pivot or pivot limit); projected "
+            "Gauss-Seidel solved it instead");
       }
       if (r.largestTooLarge > 0) {
         warn("an island of " + std::to_string(r.largestTooLarge) +

@@ -23,9 +23,9 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace articula::detail {

@@ -132,8 +132,12 @@ int main(int argc, char** argv) {
   const int scale = quick ? 4 : 1;
   std::printf("Contact scenes, dt = 1 ms, semi-implicit Euler; mean µs per step over the measured steps.\n");
   std::printf("RTF = simulated time / wall time over the measured steps.\n\n");
-  std::printf("| scene          | method                 | µs / step | kinem. | collision | dynamics |   solve | integr. | contacts |   rows |   RTF |\n");
-  std::printf("|----------------|------------------------|-----------|--------|-----------|----------|---------|---------|----------|--------|-------|\n");
+  std::printf(
+      "| scene          | method                 | µs / step | kinem. | collision | dynamics |   solve | integr. | "
+      "contacts |   rows |   RTF |\n");
+  std::printf(
+      "|----------------|------------------------|-----------|--------|-----------|----------|---------|---------|-----"
+      "-----|--------|-------|\n");
   for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
     run("box stack (10)", boxStack, method, 1000 / scale, 2000 / scale);
   }

@@ -305,6 +305,7 @@ class TestNoAllocation : public QObject {
   void externalForceThenStepDoesNotAllocate();
   void setPositionThenStepDoesNotAllocate_data();
   void setPositionThenStepDoesNotAllocate();
+  void restingContactsDoNotAllocate();
 };
 
 namespace {
@@ -475,6 +476,43 @@ void TestNoAllocation::setPositionThenStepDoesNotAllocate() {
   VERIFY_NO_ALLOCATION(c);
   QCOMPARE(w.getFrameIndex(), std::uint64_t{51});
   QVERIFY(w.getPositions().allFinite());
+}
+
+// Resting contacts (a stack of boxes and a pendulum held at its joint limit,
+// projected Gauss-Seidel): once the buffers have grown to the problem's
+// size, further steps allocate nothing.
+void TestNoAllocation::restingContactsDoNotAllocate() {
+  World w;
+  w.addGroundPlane();
+  for (int i = 0; i < 3; ++i) {
+    RigidBodyOptions o;
+    o.inertia = Inertia::box(1.0, Vector3d::Constant(0.2));
+    o.pose = Isometry3d::Identity();
+    o.pose.translation() = Vector3d(0.0, 0.0, 0.1 + 0.2 * i);
+    RigidBody b = w.addRigidBody("box" + std::to_string(i), o);
+    CollisionShapeOptions shape;
+    shape.geometry = Geometry::box(Vector3d::Constant(0.2));
+    b.addCollisionShape(shape);
+  }
+  Multibody mb = w.addMultibody("pendulum");
+  Inertia bob = Inertia::pointMass(1.0, Vector3d(0.0, 0.0, -0.5));
+  JointSpec js = JointSpec::revolute(Vector3d::UnitY());
+  js.parentOffset.translation() = Vector3d(2.0, 0.0, 1.0);
+  js.positionUpperLimits = VectorXd::Constant(1, 0.3);
+  js.coulombFriction = VectorXd::Constant(1, 0.01);
+  Link link = mb.addLink(LinkOptions{"bob", bob}, js);
+  link.getParentJoint().setPosition(0, 0.29);
+  mb.setForces(VectorXd::Constant(1, 5.0));  // pushes into the limit
+  w.step(200);
+  QVERIFY(w.getContacts().size() >= 8);
+  QVERIFY(w.getStepDiagnostics().numRows > 0);
+  {
+    CountingScope scope;
+    w.step(100);
+  }
+  VERIFY_NO_ALLOCATION(counts());
+  QVERIFY(w.getPositions().allFinite());
+  QVERIFY(std::abs(link.getParentJoint().getPosition(0) - 0.3) < 1e-6);
 }
 
 QTEST_APPLESS_MAIN(TestNoAllocation)

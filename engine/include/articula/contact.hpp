@@ -22,24 +22,24 @@ struct Contact {
   Frame frameB;
   Shape shapeA;
   Shape shapeB;
-  Vector3d point = Vector3d::Zero();   ///< world coordinates (m), midway between the two surfaces
+  Vector3d point = Vector3d::Zero();    ///< world coordinates (m), midway between the two surfaces
   Vector3d normal = Vector3d::UnitZ();  ///< unit, world coordinates, from B towards A (the direction A is pushed)
-  double depth = 0.0;                  ///< penetration (m); > 0 overlapping, < 0 a gap (speculative contact)
-  double normalImpulse = 0.0;          ///< impulse on A along `normal` during the step (N·s), ≥ 0
+  double depth = 0.0;                   ///< penetration (m); > 0 overlapping, < 0 a gap (speculative contact)
+  double normalImpulse = 0.0;           ///< impulse on A along `normal` during the step (N·s), ≥ 0
   Vector3d frictionImpulse = Vector3d::Zero();  ///< tangential impulse on A, world coordinates (N·s)
   int age = 0;                                  ///< number of earlier steps this contact point persisted
 };
 
 /// What the constraint stage did in the last step.
 struct StepDiagnostics {
-  int numContacts = 0;      ///< contact points
-  int numRows = 0;          ///< constraint rows (contacts, friction, limits, joint friction)
-  int numIslands = 0;       ///< independent problems solved
-  int iterations = 0;       ///< projected Gauss–Seidel sweeps (max over islands) or pivots (sum)
-  double residual = 0.0;    ///< largest last change of an impulse (PGS) or complementarity error (pivoting)
-  bool fallback = false;    ///< the pivoting method failed on an island and projected Gauss–Seidel solved it
-  bool failed = false;      ///< the step produced non-finite values; the previous state was kept
-  std::string message;      ///< what went wrong (empty when nothing did)
+  int numContacts = 0;    ///< contact points
+  int numRows = 0;        ///< constraint rows (contacts, friction, limits, joint friction)
+  int numIslands = 0;     ///< independent problems solved
+  int iterations = 0;     ///< projected Gauss–Seidel sweeps (max over islands) or pivots (sum)
+  double residual = 0.0;  ///< largest last change of an impulse (PGS) or complementarity error (pivoting)
+  bool fallback = false;  ///< the pivoting method failed on an island and projected Gauss–Seidel solved it
+  bool failed = false;    ///< the step produced non-finite values; the previous state was kept
+  std::string message;    ///< what went wrong (empty when nothing did)
 };
 
 }  // namespace articula

@@ -36,8 +36,9 @@ struct ConstraintSolverOptions {
   double errorReduction = 0.2;         ///< fraction of penetration removed per step (ERP), in [0, 1]
   double allowedPenetration = 1e-4;    ///< penetration left uncorrected (m), ≥ 0
   double maxCorrectionVelocity = 1.0;  ///< cap on the separating speed the correction may add (m/s), > 0
-  double constraintForceMixing = 1e-8; ///< softness of contact rows: added to their Delassus diagonal as a fraction of it (CFM)
-  double limitErrorReduction = 1.0;    ///< fraction of a joint-limit violation removed per step
+  double constraintForceMixing =
+      1e-8;  ///< softness of contact rows: added to their Delassus diagonal as a fraction of it (CFM)
+  double limitErrorReduction = 1.0;  ///< fraction of a joint-limit violation removed per step
 };
 
 /// World-wide settings.

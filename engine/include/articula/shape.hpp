@@ -38,10 +38,10 @@ std::string_view toString(GeometryType type);
 /// A geometry value. Use the factories; fields not used by a type are ignored.
 struct Geometry {
   GeometryType type = GeometryType::Box;
-  Vector3d size = Vector3d::Ones();  ///< Box: side lengths; Ellipsoid: semi-axes (m)
-  double radius = 0.5;               ///< Sphere, Capsule, Cylinder (m)
-  double length = 1.0;               ///< Capsule, Cylinder: along z (m)
-  std::vector<Vector3d> vertices;    ///< ConvexMesh, TriangleMesh (m, shape frame)
+  Vector3d size = Vector3d::Ones();           ///< Box: side lengths; Ellipsoid: semi-axes (m)
+  double radius = 0.5;                        ///< Sphere, Capsule, Cylinder (m)
+  double length = 1.0;                        ///< Capsule, Cylinder: along z (m)
+  std::vector<Vector3d> vertices;             ///< ConvexMesh, TriangleMesh (m, shape frame)
   std::vector<std::array<int, 3>> triangles;  ///< TriangleMesh: vertex indices, counter-clockwise seen from outside
 
   static Geometry box(const Vector3d& size);
