@@ -512,6 +512,7 @@ bool WorldImpl::bodiesMayCollide(int a, int b) const {
     if (it != collisionSettings.end()) return it->second && !(a < 0 && b < 0);
   }
   if (a == b) return false;  // one body (or two static shapes)
+  if (!implicitFilters.empty() && implicitFilters.count(pairKey(bodyFrame(a), bodyFrame(b))) != 0) return false;
   if (a < 0 || b < 0) return true;
   const auto ba = static_cast<std::size_t>(a);
   const auto bb = static_cast<std::size_t>(b);

@@ -119,6 +119,7 @@ class WorldImpl {
   std::map<std::string, FrameRef> worldNames;  // rigid bodies, multibodies, user frames
   std::map<std::string, std::uint32_t> shapeNames;
   std::map<PairKey, bool> collisionSettings;  // explicit per-pair enable/disable
+  std::map<PairKey, int> implicitFilters;     // pairs filtered by topology (loop-closure endpoints), counted
 
   // Compiled model and runtime state.
   Model model;
