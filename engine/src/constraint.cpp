@@ -581,6 +581,11 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
     const double mu = std::sqrt(m.shape_friction[sa] * m.shape_friction[sb]);
     if (!(mu > 0.0)) continue;
     const Vector3d p = 0.5 * (cp.pointA + cp.pointB);
+    // N two-sided rows bounded by b each span a regular 2N-gon of friction
+    // forces (a zonotope) whose inscribed radius is b·cot(π/2N); with
+    // b = μλn·tan(π/2N) the polygon circumscribes the Coulomb circle
+    // (N = 2: the box |f₁|, |f₂| ≤ μλn).
+    const double rowMu = mu * std::tan(std::numbers::pi / (2.0 * nFriction));
     ws.pointFirstFriction[c] = static_cast<int>(ws.rows.size());
     for (int k = 0; k < nFriction; ++k) {
       const double phi = std::numbers::pi * k / nFriction;
@@ -590,7 +595,7 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
       B.pointTerm(r, m.shape_body[sb], p, t, -1.0);
       auto& R = ws.rows[static_cast<std::size_t>(r)];
       R.normalRow = nr;
-      R.mu = mu;
+      R.mu = rowMu;
     }
   }
   // Joint position limits (vector joints), velocity limits, Coulomb friction.

@@ -228,6 +228,8 @@ class TestContactPhysics : public QObject {
   void splitImpulseRemovesPenetrationWithoutLaunching();
   void nonFiniteForceFailsStepAndKeepsState();
   void contactViewOfRestingBox();
+  void frictionPolygonDirections_data();
+  void frictionPolygonDirections();
 };
 
 // 1. A 1 kg, 0.2 m cube resting on the ground for 5 s: after 0.5 s of
@@ -882,6 +884,49 @@ void TestContactPhysics::contactViewOfRestingBox() {
         1e6 * t.total, 1e6 * t.collision, 1e6 * t.solve);
   QVERIFY(t.kinematics >= 0.0 && t.collision >= 0.0 && t.dynamics >= 0.0 && t.solve >= 0.0 && t.integration >= 0.0);
   QVERIFY(t.total >= t.collision && t.total >= t.solve && t.total > 0.0);
+}
+
+// 14. Friction directions. A box (μ = 0.5) slides on the ground at 3 m/s in
+// a direction at angle φ to world x. The friction polygon is a regular
+// K-gon circumscribing the Coulomb circle, with face normals at multiples
+// of π/(K/2) + π/2: sliding against a face the deceleration is μg, towards
+// a vertex μg/cos(π/K). K = 4 at 0 (face) and at 45° (vertex, √2 μg), K = 8
+// at 45° (face) and at 22.5° (vertex).
+void TestContactPhysics::frictionPolygonDirections_data() {
+  QTest::addColumn<int>("directions");
+  QTest::addColumn<double>("angle");
+  QTest::addColumn<double>("factor");
+  const double pi = std::numbers::pi;
+  QTest::newRow("K=4, face") << 4 << 0.0 << 1.0;
+  QTest::newRow("K=4, vertex") << 4 << pi / 4 << 1.0 / std::cos(pi / 4);
+  QTest::newRow("K=8, face") << 8 << pi / 4 << 1.0;
+  QTest::newRow("K=8, vertex") << 8 << pi / 8 << 1.0 / std::cos(pi / 8);
+}
+
+void TestContactPhysics::frictionPolygonDirections() {
+  QFETCH(int, directions);
+  QFETCH(double, angle);
+  QFETCH(double, factor);
+  const double mu = 0.5;
+  const double g = 9.81;
+  WorldOptions o;
+  o.solver.frictionDirections = directions;
+  World world(o);
+  world.addGroundPlane(0.0, Material{mu, 0.0});
+  const Vector3d dir(std::cos(angle), std::sin(angle), 0.0);
+  RigidBody box = addBox(world, "box", 1.0, Vector3d(0.2, 0.2, 0.2), test::translation(0.0, 0.0, 0.1),
+                         Material{mu, 0.0}, 3.0 * dir);
+  world.step(static_cast<std::size_t>(stepsFor(0.05)));
+  const double v0 = box.getLinearVelocityWorld().dot(dir);
+  world.step(static_cast<std::size_t>(stepsFor(0.2)));
+  const double v1 = box.getLinearVelocityWorld().dot(dir);
+  const double decel = (v0 - v1) / 0.2;
+  const double expected = factor * mu * g;
+  qInfo("K = %d, sliding at %.1f°: deceleration %.5f m/s², expected %.5f (rel. err %.2e)", directions,
+        angle * 180.0 / std::numbers::pi, decel, expected, std::abs(decel / expected - 1.0));
+  PHYSICS_CHECK(v1 > 0.5, QString("the box stopped too early: v = %1 m/s").arg(num(v1)));
+  PHYSICS_CHECK(std::abs(decel / expected - 1.0) <= 0.01,
+                QString("deceleration %1 m/s², expected %2").arg(num(decel), num(expected)));
 }
 
 QTEST_APPLESS_MAIN(TestContactPhysics)
