@@ -171,13 +171,6 @@ void validateMaterial(const Material& m, const std::string& where) {
   }
 }
 
-void validatePose(const Isometry3d& X, const std::string& where) {
-  const Matrix3d R = X.linear();
-  if (!X.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6 || R.determinant() < 0.0) {
-    throw InvalidArgument(where + ": pose is not a rigid transform (rotation must be orthonormal, det +1)");
-  }
-}
-
 std::uint32_t addShape(WorldImpl& w, const Frame& owner, ShapeRecord rec, const char* what) {
   w.checkFrame(owner);
   w.requireDesignMode(what);
@@ -191,7 +184,7 @@ std::uint32_t addShape(WorldImpl& w, const Frame& owner, ShapeRecord rec, const 
     throw TopologyError("a shape named '" + rec.name + "' already exists in this world");
   }
   validateGeometry(rec.geometry, where);
-  validatePose(rec.pose, where);
+  detail::checkIsometry(rec.pose, where, "pose");
   if (rec.collision) {
     validateMaterial(rec.material, where);
     const bool moving = owner.kind() != FrameKind::World;
@@ -398,7 +391,7 @@ void Shape::setLocalPose(const Isometry3d& pose) {
   auto& r = recordOf(m_world, m_index, m_generation);
   auto& w = implOf(m_world);
   w.requireDesignMode("move a shape");
-  validatePose(pose, "shape '" + r.name + "'");
+  detail::checkIsometry(pose, "shape '" + r.name + "'", "pose");
   w.topologyChanged();
   r.pose = pose;
 }

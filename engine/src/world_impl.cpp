@@ -61,14 +61,14 @@ Vector3d unitAxis(const Vector3d& a, const std::string& where, const char* field
   return a / n;
 }
 
+}  // namespace
+
 void checkIsometry(const Isometry3d& X, const std::string& where, const char* field) {
   const Matrix3d R = X.linear();
   if (!X.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6 || R.determinant() < 0.0) {
     throw InvalidArgument(where + ": " + field + " is not a rigid transform (rotation must be orthonormal, det +1)");
   }
 }
-
-}  // namespace
 
 JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where) {
   JointSpec s = spec;

@@ -218,6 +218,8 @@ class WorldImpl {
 // Validates a joint spec, normalising axes and expanding per-DoF vectors.
 // @throws InvalidArgument with the joint name and the offending field.
 JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where);
+// Checks that X is a rigid transform. @throws InvalidArgument naming `where` and `field`.
+void checkIsometry(const Isometry3d& X, const std::string& where, const char* field);
 // Validates inertia. @throws InvalidArgument.
 void validateInertia(const Inertia& inertia, const std::string& where, bool requirePositiveMass);
 
