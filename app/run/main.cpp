@@ -169,13 +169,7 @@ int run(const RunOptions& o) {
   auto lastReport = start;
   for (long k = 1; k <= steps; ++k) {
     world.step();
-    const StepTimings& t = world.getLastStepTimings();
-    sum.kinematics += t.kinematics;
-    sum.collision += t.collision;
-    sum.dynamics += t.dynamics;
-    sum.solve += t.solve;
-    sum.integration += t.integration;
-    sum.total += t.total;
+    sum += world.getLastStepTimings();
     if (k % o.every == 0) writeRow();
     contactSum += world.getStepDiagnostics().numContacts;
     maxContacts = std::max(maxContacts, world.getStepDiagnostics().numContacts);

@@ -38,8 +38,8 @@ void segmentAxpy(double* y, double s, const double* x, int n) {
   for (int i = 0; i < n; ++i) y[i] += s * x[i];
 }
 
-double rowDot(const Model&, const ConstraintWorkspace&, const ConstraintRow& r, const std::vector<double>& buf,
-              const VectorXd& v) {
+// J_r · v (buf = ws.J) over the row's trees.
+double rowDot(const ConstraintRow& r, const std::vector<double>& buf, const VectorXd& v) {
   double s = 0.0;
   for (int k = 0; k < r.nside; ++k) {
     const RowSide& sd = r.side[k];
@@ -48,7 +48,8 @@ double rowDot(const Model&, const ConstraintWorkspace&, const ConstraintRow& r, 
   return s;
 }
 
-void rowApply(const Model&, const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v) {
+// v += scale · M̃⁻¹ J_rᵀ.
+void rowApply(const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v) {
   for (int k = 0; k < r.nside; ++k) {
     const RowSide& sd = r.side[k];
     segmentAxpy(v.data() + sd.vadr, scale, ws.MJ.data() + sd.offset, sd.n);
@@ -95,8 +96,8 @@ void tangentBasis(const Vector3d& n, Vector3d& t1, Vector3d& t2) {
 
 // Projected Gauss–Seidel over rows order[i0, i1). `position` solves the
 // split-impulse problem (normal rows only, targets rhsPosition).
-int projectedGaussSeidel(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-                         bool position, VectorXd& v, double& residual) {
+int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
+                         VectorXd& v, double& residual) {
   int it = 0;
   residual = 0.0;
   const int maxIt = std::max(1, opt.maxIterations);
@@ -127,11 +128,11 @@ int projectedGaussSeidel(const Model& m, ConstraintWorkspace& ws, const Constrai
         target = r.rhs;
       }
       const double soft = softness(opt, r);
-      const double w = rowDot(m, ws, r, ws.J, v) - target + soft * lam;
+      const double w = rowDot(r, ws.J, v) - target + soft * lam;
       const double next = std::clamp(lam - w / (r.diag + soft), lo, hi);
       const double delta = next - lam;
       if (delta != 0.0) {
-        rowApply(m, ws, r, delta, v);
+        rowApply(ws, r, delta, v);
         (position ? r.lambdaPosition : r.lambda) = next;
         maxDelta = std::max(maxDelta, std::abs(delta));
       }
@@ -150,7 +151,6 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   ws.b.resize(n);
   ws.lo.resize(n);
   ws.hi.resize(n);
-  ws.lam.setZero(n);
   ws.findex.assign(static_cast<std::size_t>(n), -1);
   ws.mu.assign(static_cast<std::size_t>(n), 0.0);
   for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
@@ -164,7 +164,7 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
     }
     ws.A(a, a) += softness(opt, ra);
     const bool active = ra.diag > 0.0 && (!position || ra.kind == RowKind::ContactNormal);
-    ws.b[a] = rowDot(m, ws, ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
+    ws.b[a] = rowDot(ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
     if (!active) {
       ws.lo[a] = 0.0;
       ws.hi[a] = 0.0;
@@ -181,8 +181,7 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
       ws.hi[a] = ra.hi;
     }
   }
-  VectorXd lam(n);
-  lam.setZero();
+  VectorXd& lam = ws.lam;
   if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
   if (!lam.allFinite()) return false;
   // Friction bounds depend on the normal impulses, which change while the
@@ -191,7 +190,7 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   // an exact boxed LCP).
   const bool anyFriction = std::any_of(ws.findex.begin(), ws.findex.end(), [](int f) { return f >= 0; });
   if (anyFriction) {
-    VectorXd previous(n);
+    VectorXd& previous = ws.lamPrevious;
     for (int pass = 0; pass < kFrictionPasses; ++pass) {
       previous = lam;
       for (int a = 0; a < n; ++a) {
@@ -217,7 +216,9 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   }
   // Complementarity error of the result.
   residual = 0.0;
-  const VectorXd w = ws.A * lam + ws.b;
+  VectorXd& w = ws.w;
+  w.noalias() = ws.A * lam;
+  w += ws.b;
   for (int a = 0; a < n; ++a) {
     const double l = lam[a];
     double e = 0.0;
@@ -232,7 +233,7 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   for (int a = 0; a < n; ++a) {
     auto& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
     (position ? r.lambdaPosition : r.lambda) = lam[a];
-    if (lam[a] != 0.0) rowApply(m, ws, r, lam[a], v);
+    if (lam[a] != 0.0) rowApply(ws, r, lam[a], v);
   }
   return true;
 }
@@ -526,7 +527,7 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
   ws.pointTangent2.resize(np);
   RowBuilder B(m, d, ws);
   const bool split = opt.errorCorrection == ErrorCorrection::SplitImpulse;
-  const int nFriction = std::max(2, opt.frictionDirections / 2);
+  const int nFriction = frictionRowCount(opt);
 
   // Contact normals.
   for (std::size_t c = 0; c < np; ++c) {
@@ -549,7 +550,7 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
       continue;
     }
     const double restitution = std::max(m.shape_restitution[sa], m.shape_restitution[sb]);
-    const double vnBefore = rowDot(m, ws, R, ws.J, vOld);
+    const double vnBefore = rowDot(R, ws.J, vOld);
     const double dist = cp.distance;
     const bool impact = restitution > 0.0 && -vnBefore > opt.restitutionThreshold;
     if (dist > 0.0 && impact) {
@@ -588,8 +589,7 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
     const double rowMu = mu * std::tan(std::numbers::pi / (2.0 * nFriction));
     ws.pointFirstFriction[c] = static_cast<int>(ws.rows.size());
     for (int k = 0; k < nFriction; ++k) {
-      const double phi = std::numbers::pi * k / nFriction;
-      const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
+      const Vector3d t = frictionDirection(ws.pointTangent1[c], ws.pointTangent2[c], k, nFriction);
       const int r = B.row(RowKind::ContactFriction, static_cast<int>(c));
       B.pointTerm(r, m.shape_body[sa], p, t, 1.0);
       B.pointTerm(r, m.shape_body[sb], p, t, -1.0);
@@ -655,7 +655,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
                            ConstraintWorkspace& ws) {
   ConstraintResult result;
   const auto np = ws.points.size();
-  const int nFriction = std::max(2, opt.frictionDirections / 2);
+  const int nFriction = frictionRowCount(opt);
   const int nrows = static_cast<int>(ws.rows.size());
   result.rows = nrows;
   ws.vPos.setZero(m.nv);
@@ -697,7 +697,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
   ws.order.resize(static_cast<std::size_t>(nrows));
   ws.pos.assign(static_cast<std::size_t>(nrows), 0);
   {
-    auto& next = ws.findex;  // scratch cursor per island
+    auto& next = ws.islandCursor;
     next.assign(ws.islandStart.begin(), ws.islandStart.end() - 1);
     for (int r = 0; r < nrows; ++r) {
       const auto isl = static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)]);
@@ -729,22 +729,19 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
         for (int k = 0; k < nFriction; ++k) {
           auto& Fr = ws.rows[static_cast<std::size_t>(f0 + k)];
           if (Fr.diag <= 0.0) continue;
-          const double phi = std::numbers::pi * k / nFriction;
-          const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
+          const Vector3d t = frictionDirection(ws.pointTangent1[c], ws.pointTangent2[c], k, nFriction);
           const double bound = Fr.mu * N.lambda;
           Fr.lambda = std::clamp(2.0 / nFriction * t.dot(F), -bound, bound);
         }
       }
     }
     for (const auto& R : ws.rows)
-      if (R.lambda != 0.0) rowApply(m, ws, R, R.lambda, v);
+      if (R.lambda != 0.0) rowApply(ws, R, R.lambda, v);
   }
 
   // Solve island by island.
   bool anyPosition = false;
   for (const auto& R : ws.rows) anyPosition = anyPosition || (R.rhsPosition > 0.0 && R.diag > 0.0);
-  const VectorXd* unusedGuard = nullptr;
-  (void)unusedGuard;
   for (std::size_t isl = 0; isl < nowner; ++isl) {
     const int i0 = ws.islandStart[isl];
     const int i1 = ws.islandStart[isl + 1];
@@ -765,7 +762,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
         result.largestTooLarge = std::max(result.largestTooLarge, i1 - i0);
       }
       if (!solved) {
-        const int it = projectedGaussSeidel(m, ws, opt, i0, i1, position, target, residual);
+        const int it = projectedGaussSeidel(ws, opt, i0, i1, position, target, residual);
         result.iterations = std::max(result.iterations, it);
       }
       result.residual = std::max(result.residual, residual);

@@ -26,7 +26,10 @@
 #include "collision.hpp"
 #include "model.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
 namespace articula::detail {
@@ -75,13 +78,14 @@ struct ConstraintWorkspace {
   // islands
   std::vector<int> ownerParent;
   std::vector<int> rowIsland;
-  std::vector<int> order;        // rows grouped by island, build order kept within an island
-  std::vector<int> islandStart;  // islands' ranges in `order`
-  VectorXd vPos;                 // split-impulse pseudo-velocity
-  VectorXd vStar;                // unconstrained velocities of the step
+  std::vector<int> order;         // rows grouped by island, build order kept within an island
+  std::vector<int> islandStart;   // islands' ranges in `order`
+  std::vector<int> islandCursor;  // scratch while grouping
+  VectorXd vPos;                  // split-impulse pseudo-velocity
+  VectorXd vStar;                 // unconstrained velocities of the step
   // pivoting scratch
   MatrixXd A, Lfac;
-  VectorXd b, lo, hi, lam, w, dlam, dw, x, col;
+  VectorXd b, lo, hi, lam, lamPrevious, w, dlam, dw, x, col;
   std::vector<int> findex, status, clamped, pos;
   std::vector<double> mu;
 };
@@ -95,6 +99,16 @@ struct ConstraintResult {
   bool degenerate = false;  // ... because pivoting failed on it
   int largestTooLarge = 0;  // ... because it had more rows than pivoting takes (largest such island)
 };
+
+// Friction rows per contact point, and the direction of row k of n: at
+// angle πk/n in the tangent plane spanned by t1, t2.
+inline int frictionRowCount(const ConstraintSolverOptions& opt) {
+  return std::max(2, opt.frictionDirections / 2);
+}
+inline Vector3d frictionDirection(const Vector3d& t1, const Vector3d& t2, int k, int n) {
+  const double phi = std::numbers::pi * k / n;
+  return std::cos(phi) * t1 + std::sin(phi) * t2;
+}
 
 // Adds terms to constraint rows. Jacobians use the world-aligned motion
 // subspaces and tree origins of the step's articulated-body pass.

@@ -469,7 +469,7 @@ ShapeRecord& WorldImpl::shape(std::uint32_t slot, std::uint32_t gen) {
   return shapes[slot];
 }
 
-void WorldImpl::removeShapesAttachedTo(FrameKind, std::uint32_t) {
+void WorldImpl::removeOrphanedShapes() {
   for (auto& s : shapes) {
     if (s.alive && !frameAlive(s.owner)) {
       s.alive = false;
@@ -565,37 +565,36 @@ void WorldImpl::warn(std::string message) {
 
 // ---- Link / RigidBody conveniences -------------------------------------------
 
+namespace {
+World& ownerWorld(World* world, const char* handle) {
+  if (world == nullptr) throw InvalidHandle(std::string("invalid ") + handle + " handle (default-constructed)");
+  return *world;
+}
+}  // namespace
+
 Shape Link::addCollisionShape(const CollisionShapeOptions& options) {
-  if (m_world == nullptr) throw InvalidHandle("invalid Link handle (default-constructed)");
-  return m_world->addCollisionShape(*this, options);
+  return ownerWorld(m_world, "Link").addCollisionShape(*this, options);
 }
 Shape Link::addVisualShape(const VisualShapeOptions& options) {
-  if (m_world == nullptr) throw InvalidHandle("invalid Link handle (default-constructed)");
-  return m_world->addVisualShape(*this, options);
+  return ownerWorld(m_world, "Link").addVisualShape(*this, options);
 }
 std::vector<Shape> Link::getCollisionShapes() const {
-  if (m_world == nullptr) throw InvalidHandle("invalid Link handle (default-constructed)");
-  return m_world->getCollisionShapes(*this);
+  return ownerWorld(m_world, "Link").getCollisionShapes(*this);
 }
 std::vector<Shape> Link::getVisualShapes() const {
-  if (m_world == nullptr) throw InvalidHandle("invalid Link handle (default-constructed)");
-  return m_world->getVisualShapes(*this);
+  return ownerWorld(m_world, "Link").getVisualShapes(*this);
 }
 Shape RigidBody::addCollisionShape(const CollisionShapeOptions& options) {
-  if (m_world == nullptr) throw InvalidHandle("invalid RigidBody handle (default-constructed)");
-  return m_world->addCollisionShape(*this, options);
+  return ownerWorld(m_world, "RigidBody").addCollisionShape(*this, options);
 }
 Shape RigidBody::addVisualShape(const VisualShapeOptions& options) {
-  if (m_world == nullptr) throw InvalidHandle("invalid RigidBody handle (default-constructed)");
-  return m_world->addVisualShape(*this, options);
+  return ownerWorld(m_world, "RigidBody").addVisualShape(*this, options);
 }
 std::vector<Shape> RigidBody::getCollisionShapes() const {
-  if (m_world == nullptr) throw InvalidHandle("invalid RigidBody handle (default-constructed)");
-  return m_world->getCollisionShapes(*this);
+  return ownerWorld(m_world, "RigidBody").getCollisionShapes(*this);
 }
 std::vector<Shape> RigidBody::getVisualShapes() const {
-  if (m_world == nullptr) throw InvalidHandle("invalid RigidBody handle (default-constructed)");
-  return m_world->getVisualShapes(*this);
+  return ownerWorld(m_world, "RigidBody").getVisualShapes(*this);
 }
 
 void Multibody::setSelfCollision(bool enabled) {

@@ -159,11 +159,10 @@ void WorldImpl::publishContacts() {
       out.normalImpulse = ws.rows[static_cast<std::size_t>(nr)].lambda;
       const int f0 = ws.pointFirstFriction[c];
       if (f0 >= 0) {
-        const int nf = std::max(2, options.solver.frictionDirections / 2);
+        const int nf = frictionRowCount(options.solver);
         for (int k = 0; k < nf; ++k) {
-          const double phi = 3.14159265358979323846 * k / nf;
-          const Vector3d t = std::cos(phi) * ws.pointTangent1[c] + std::sin(phi) * ws.pointTangent2[c];
-          out.frictionImpulse += ws.rows[static_cast<std::size_t>(f0 + k)].lambda * t;
+          out.frictionImpulse += ws.rows[static_cast<std::size_t>(f0 + k)].lambda *
+                                 frictionDirection(ws.pointTangent1[c], ws.pointTangent2[c], k, nf);
         }
         f1 = out.frictionImpulse.dot(ws.pointTangent1[c]);
         f2 = out.frictionImpulse.dot(ws.pointTangent2[c]);

@@ -249,7 +249,7 @@ void World::remove(const RigidBody& body) {
   rec.alive = false;
   w.worldNames.erase(rec.name);
   w.removeUserFramesAttachedTo(FrameKind::RigidBody, body.index());
-  w.removeShapesAttachedTo(FrameKind::RigidBody, body.index());
+  w.removeOrphanedShapes();
 }
 
 void World::remove(const Multibody& multibody) {

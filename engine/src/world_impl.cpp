@@ -591,7 +591,7 @@ void WorldImpl::destroyLinkSubtree(std::uint32_t slot) {
     r.children.clear();
   }
   for (auto s : slots) removeUserFramesAttachedTo(FrameKind::Link, s);
-  removeShapesAttachedTo(FrameKind::Link, slot);
+  removeOrphanedShapes();
 }
 
 // ---------------------------------------------------------------------------

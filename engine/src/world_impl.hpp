@@ -198,7 +198,7 @@ class WorldImpl {
 
   // ---- shapes and collision (shape.cpp) ----
   ShapeRecord& shape(std::uint32_t slot, std::uint32_t gen);
-  void removeShapesAttachedTo(FrameKind kind, std::uint32_t index);
+  void removeOrphanedShapes();  // shapes whose owner no longer exists
   static PairKey pairKey(const FrameRef& a, const FrameRef& b);
   FrameRef bodyFrame(int body) const;  // −1 → world
   bool bodiesMayCollide(int bodyA, int bodyB) const;

@@ -90,10 +90,6 @@ void armOnGround(World& w) {
   }
 }
 
-struct Stages {
-  double kinematics = 0, collision = 0, dynamics = 0, solve = 0, integration = 0, total = 0;
-};
-
 void run(const char* scene, const std::function<void(World&)>& build, const std::string& method, int settle,
          int measured) {
   WorldOptions o;
@@ -101,19 +97,13 @@ void run(const char* scene, const std::function<void(World&)>& build, const std:
   World w(o);
   build(w);
   w.step(static_cast<std::size_t>(settle));
-  Stages s;
+  StepTimings s;
   long contacts = 0;
   long rows = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < measured; ++i) {
     w.step();
-    const auto& t = w.getLastStepTimings();
-    s.kinematics += t.kinematics;
-    s.collision += t.collision;
-    s.dynamics += t.dynamics;
-    s.solve += t.solve;
-    s.integration += t.integration;
-    s.total += t.total;
+    s += w.getLastStepTimings();
     contacts += w.getStepDiagnostics().numContacts;
     rows += w.getStepDiagnostics().numRows;
   }

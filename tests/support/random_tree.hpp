@@ -85,29 +85,7 @@ inline int expectedNumDofs(JointType t) {
 }
 
 inline const char* jointTypeName(JointType t) {
-  switch (t) {
-    case JointType::Weld:
-      return "weld";
-    case JointType::Revolute:
-      return "revolute";
-    case JointType::Prismatic:
-      return "prismatic";
-    case JointType::Screw:
-      return "screw";
-    case JointType::Universal:
-      return "universal";
-    case JointType::Ball:
-      return "ball";
-    case JointType::Euler:
-      return "euler";
-    case JointType::Planar:
-      return "planar";
-    case JointType::Translational:
-      return "translational";
-    case JointType::Free:
-      return "free";
-  }
-  return "?";
+  return toString(t).data();  // the names are string literals
 }
 
 // ---- random numbers ---------------------------------------------------------

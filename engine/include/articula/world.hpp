@@ -42,6 +42,17 @@ struct StepTimings {
   double solve = 0.0;        ///< constraint rows, islands, Delassus matrices and the impulse solve
   double integration = 0.0;  ///< state update
   double total = 0.0;
+
+  /// Adds another step's timings (for sums over many steps).
+  StepTimings& operator+=(const StepTimings& o) {
+    kinematics += o.kinematics;
+    collision += o.collision;
+    dynamics += o.dynamics;
+    solve += o.solve;
+    integration += o.integration;
+    total += o.total;
+    return *this;
+  }
 };
 
 class World {
