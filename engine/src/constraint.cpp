@@ -71,10 +71,18 @@ double delassus(const Model& m, const ConstraintWorkspace& ws, const ConstraintR
   return s;
 }
 
-// Softness regularises redundant contact sets; joint rows stay hard.
+// Softness regularises redundant contact sets; joint rows stay hard;
+// bilateral rows carry their own (compliance or a relative regularisation).
 double softness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
-  const bool contact = r.kind == RowKind::ContactNormal || r.kind == RowKind::ContactFriction;
-  return contact ? opt.constraintForceMixing * r.diag : 0.0;
+  switch (r.kind) {
+    case RowKind::ContactNormal:
+    case RowKind::ContactFriction:
+      return opt.constraintForceMixing * r.diag;
+    case RowKind::Bilateral:
+      return r.compliance >= 0.0 ? r.compliance : -r.compliance * r.diag;
+    default:
+      return 0.0;
+  }
 }
 
 int findRoot(std::vector<int>& parent, int i) {
@@ -708,7 +716,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
   // Warm start (projected Gauss–Seidel).
   const bool pivoting = isPivoting(opt);
   for (auto& R : ws.rows) {
-    R.lambda = 0.0;
+    R.lambda = (!pivoting && opt.warmStart && R.diag > 0.0) ? R.warm : 0.0;
     R.lambdaPosition = 0.0;
   }
   if (!pivoting && opt.warmStart) {

@@ -62,6 +62,10 @@ struct ConstraintRow {
   double lambda = 0.0;
   double lambdaPosition = 0.0;
   double diag = 0.0;  // A_rr (without softness)
+  // Bilateral rows: softness added to A_rr (≥ 0: absolute, a compliance;
+  // < 0: −value × A_rr, a relative regularisation), and the warm start.
+  double compliance = 0.0;
+  double warm = 0.0;
   RowKind kind = RowKind::ContactNormal;
   int source = -1;  // contact point index or DoF
 };

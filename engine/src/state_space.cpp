@@ -2,7 +2,9 @@
 
 namespace articula {
 
-StateSpace::StateSpace(std::vector<StateSegment> segments) : m_segments(std::move(segments)) {
+StateSpace::StateSpace(std::vector<StateSegment> segments, std::vector<ConstraintBlock> constraints)
+    : m_segments(std::move(segments)), m_constraints(std::move(constraints)) {
+  for (const auto& c : m_constraints) m_nc += c.numRows;
   for (const auto& s : m_segments) {
     const std::string prefix = s.joint.empty() ? s.owner + "/" : s.owner + "/" + s.joint + "/";
     for (int i = 0; i < s.numPositions; ++i) m_qNames.push_back(prefix + "q" + std::to_string(i));

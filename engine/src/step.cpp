@@ -106,6 +106,7 @@ void WorldImpl::enterSimulation() {
   if (simulation) return;
   validate();
   ensureModel();
+  validateClosures();
   simulation = true;
   state.time = 0.0;
   state.frameIndex = 0;
@@ -114,7 +115,7 @@ void WorldImpl::enterSimulation() {
 
 bool WorldImpl::hasConstraints() const {
   return model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
-         !model.frictionDofs.empty();
+         !model.frictionDofs.empty() || anyDynamicClosures();
 }
 
 void WorldImpl::detectContacts() {
@@ -207,8 +208,9 @@ void WorldImpl::stepOnce() {
     const VectorXd* positionVelocity = &state.v;
     if (constrained) {
       constraints.vStar = state.v;
-      const ConstraintResult r =
-          solveConstraints(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
+      buildStandardRows(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
+      addClosureRows(constraints, h);
+      const ConstraintResult r = solveRows(model, data, options.solver, state.v, constraints);
       diagnostics.numContacts = static_cast<int>(constraints.points.size());
       diagnostics.numRows = r.rows;
       diagnostics.numIslands = r.islands;
@@ -231,6 +233,7 @@ void WorldImpl::stepOnce() {
         positionVelocity = &data.vk;
       }
       publishContacts();
+      publishClosureImpulses(h);
     }
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
@@ -238,7 +241,9 @@ void WorldImpl::stepOnce() {
     rotateIntoNewFrame(model, *positionVelocity, h, state.v);
   } else {
     if (constrained && !warnedRk4Constraints) {
-      warn("the RungeKutta4 integrator ignores contacts, joint limits and joint friction; use SemiImplicitEuler");
+      warn(
+          "the RungeKutta4 integrator ignores contacts, joint limits, joint friction and the dynamic rows of loop "
+          "closures and couplers; use SemiImplicitEuler");
       warnedRk4Constraints = true;
     }
     // Classical RK4 on (q, v) with q̇ = G(q) v; passive forces explicit.
@@ -294,6 +299,20 @@ void WorldImpl::stepOnce() {
     contacts.clear();
   }
 
+  if (!constrained || options.integrator != Integrator::SemiImplicitEuler || diagnostics.failed) {
+    for (auto& c : closures) c.solved = false;
+    for (auto& c : couplers) c.solved = false;
+  }
+  // Position stabilization of closed chains: project back onto the closures.
+  const auto tp = Clock::now();
+  if (!diagnostics.failed && (!closures.empty() || !couplers.empty())) {
+    projection.lockedBodies.clear();
+    ClosureProjectionOptions po;
+    po.projectVelocities = false;
+    const ClosureProjectionResult pr = project(po, true, true);
+    if (!pr.success) warn("closure projection after the step failed: " + pr.message);
+  }
+
   state.time += h;
   ++state.frameIndex;
   for (auto& w : state.fext) w.setZero();
@@ -303,7 +322,8 @@ void WorldImpl::stepOnce() {
   timings.collision = seconds(t1, tc);
   timings.dynamics = seconds(tc, t2);
   timings.solve = seconds(t2, ts);
-  timings.integration = seconds(ts, t3);
+  timings.integration = seconds(ts, tp);
+  timings.projection = seconds(tp, t3);
   timings.total = seconds(t0, t3);
 }
 

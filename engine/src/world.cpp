@@ -250,6 +250,7 @@ void World::remove(const RigidBody& body) {
   w.worldNames.erase(rec.name);
   w.removeUserFramesAttachedTo(FrameKind::RigidBody, body.index());
   w.removeOrphanedShapes();
+  w.removeOrphanedClosures();
 }
 
 void World::remove(const Multibody& multibody) {
@@ -270,9 +271,25 @@ void World::remove(const Frame& userFrame) {
     throw TopologyError("World::remove(Frame) removes user frames only; '" + userFrame.name() + "' is not one");
   }
   auto& rec = w.userFrame(userFrame.index(), userFrame.generation());
+  if (w.simulation) {
+    // Closures are topology: one that would lose an endpoint blocks the removal.
+    const detail::FrameRef target = w.refOf(userFrame);
+    for (const auto& c : w.closures) {
+      if (!c.alive) continue;
+      for (detail::FrameRef f : {c.frameA, c.frameB}) {
+        for (; f.kind == FrameKind::FreeFrame || f.kind == FrameKind::FixedFrame; f = w.frames[f.index].parent) {
+          if (f.kind == target.kind && f.index == target.index) {
+            throw LifecycleError("cannot remove frame '" + rec.name + "' in simulation mode: loop closure '" + c.name +
+                                 "' is attached to it; call resetToDesignMode() first");
+          }
+        }
+      }
+    }
+  }
   rec.alive = false;
   w.worldNames.erase(rec.name);
   w.removeUserFramesAttachedTo(userFrame.kind(), userFrame.index());
+  w.removeOrphanedClosures();
 }
 
 // ---- lifecycle -------------------------------------------------------------
@@ -283,6 +300,8 @@ bool World::isSimulationMode() const {
 
 void World::validateTopology() const {
   m_impl->validate();
+  m_impl->ensureModel();
+  m_impl->validateClosures();
 }
 
 void World::enterSimulationMode() {
@@ -301,6 +320,14 @@ void World::reset() {
   if (!w.simulation) throw LifecycleError("reset() needs simulation mode; call enterSimulationMode() first");
   w.state = w.resetState;
   w.contacts.clear();
+  for (auto& c : w.closures) {
+    c.solved = false;
+    std::fill(c.lambda.begin(), c.lambda.end(), 0.0);
+  }
+  for (auto& c : w.couplers) {
+    c.solved = false;
+    c.lambda = 0.0;
+  }
   w.diagnostics = StepDiagnostics{};
   w.collisionValid = false;  // forget persistent contacts (warm starts)
   w.touchPositions();
@@ -318,6 +345,11 @@ void World::clear() {
   w.frames.clear();
   w.shapes.clear();
   w.shapeNames.clear();
+  w.closures.clear();
+  w.couplers.clear();
+  w.closureNames.clear();
+  w.couplerNames.clear();
+  w.implicitFilters.clear();
   w.collisionSettings.clear();
   w.collision.reset();
   w.collisionValid = false;
@@ -334,6 +366,10 @@ void World::clear() {
 void World::sync(WorldSyncStage stage) {
   switch (stage) {
     case WorldSyncStage::Kinematics:
+      if (!m_impl->closures.empty() || !m_impl->couplers.empty()) {
+        m_impl->projection.lockedBodies.clear();
+        m_impl->project(ClosureProjectionOptions{}, false, true);
+      }
       m_impl->ensureAccelerations();
       break;
   }
@@ -384,7 +420,20 @@ StateSpace World::getStateSpace() const {
     s.numDofs = m.jnt_nv[b];
     segs.push_back(std::move(s));
   }
-  return StateSpace(std::move(segs));
+  std::vector<ConstraintBlock> blocks;
+  int row = 0;
+  for (const auto& c : w.closures) {
+    if (!c.alive) continue;
+    const int n = numResidualRows(c.family);
+    blocks.push_back({c.name, "loop_closure", std::string(toString(c.family)), row, n});
+    row += n;
+  }
+  for (const auto& c : w.couplers) {
+    if (!c.alive) continue;
+    blocks.push_back({c.name, "joint_coupler", "coupler", row, 1});
+    ++row;
+  }
+  return StateSpace(std::move(segs), std::move(blocks));
 }
 
 VectorXd World::getPositions() const {

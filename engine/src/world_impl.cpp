@@ -592,6 +592,7 @@ void WorldImpl::destroyLinkSubtree(std::uint32_t slot) {
   }
   for (auto s : slots) removeUserFramesAttachedTo(FrameKind::Link, s);
   removeOrphanedShapes();
+  removeOrphanedClosures();
 }
 
 // ---------------------------------------------------------------------------

@@ -19,6 +19,9 @@
 #include "constraint.hpp"
 #include "model.hpp"
 
+#include <Eigen/Cholesky>
+
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -90,6 +93,65 @@ struct ShapeRecord {
   Vector4d color{0.7, 0.7, 0.7, 1.0};
 };
 
+// One residual row of a closure: r and its Jacobian
+//   ṙ = dir·(ω_B or v_B(pB)) − dir·(ω_A or v_A(pA)).
+struct ClosureRow {
+  bool angular = false;
+  Vector3d dir = Vector3d::Zero();
+  Vector3d pB = Vector3d::Zero();
+  Vector3d pA = Vector3d::Zero();
+  double residual = 0.0;
+};
+
+struct ClosureRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  FrameRef frameA, frameB;
+  LoopClosureFamily family = LoopClosureFamily::Rigid;
+  Isometry3d offsetA = Isometry3d::Identity();
+  Isometry3d offsetB = Isometry3d::Identity();
+  double length = 0.0;
+  LoopClosureRuntimePolicy policy;
+  // Rows of the last step and their outputs.
+  bool solved = false;
+  Vector6d impulse = Vector6d::Zero();  // on B's body, [torque about A's origin; force], A coordinates
+  std::vector<double> lambda;           // row impulses (warm start)
+  std::array<ClosureRow, 6> rowsAtStep;
+  std::array<int, 6> rowIndex{};  // constraint row of each residual row, −1 if dropped
+  SE3 originA;                    // endpoint A at the step
+};
+
+struct CouplerRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  std::string name;
+  std::uint32_t leader = 0, leaderGeneration = 0;  // link slots of the joints
+  std::uint32_t follower = 0, followerGeneration = 0;
+  double ratio = 1.0;
+  double offset = 0.0;
+  LoopClosureRuntimePolicy policy;
+  bool solved = false;
+  double impulse = 0.0;
+  double lambda = 0.0;  // warm start
+  int rowIndex = -1;
+};
+
+// Where a closure endpoint sits: a body (−1: fixed to the world) and the
+// endpoint pose in that body's frame.
+struct Anchor {
+  int body = -1;
+  SE3 X_BE;
+};
+
+// Scratch of the kinematic projection (sized on demand, reused).
+struct ProjectionWorkspace {
+  MatrixXd J, Jf, JJ;
+  VectorXd r, rTrial, y, z, dq, qTrial, qStart, mask, vFix;
+  std::vector<int> lockedBodies;  // bodies whose joint coordinates are held
+  Eigen::LLT<MatrixXd> llt;
+};
+
 // Key of an explicit collision setting: the two bodies, ordered.
 using BodyKey = std::tuple<int, std::uint32_t, std::uint32_t>;  // frame kind, slot, generation
 using PairKey = std::pair<BodyKey, BodyKey>;
@@ -120,6 +182,11 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> shapeNames;
   std::map<PairKey, bool> collisionSettings;  // explicit per-pair enable/disable
   std::map<PairKey, int> implicitFilters;     // pairs filtered by topology (loop-closure endpoints), counted
+  std::vector<ClosureRecord> closures;
+  std::vector<CouplerRecord> couplers;
+  std::map<std::string, std::uint32_t> closureNames;
+  std::map<std::string, std::uint32_t> couplerNames;
+  ProjectionWorkspace projection;
 
   // Compiled model and runtime state.
   Model model;
@@ -205,6 +272,26 @@ class WorldImpl {
   void compileShapes(Model& m);  // called by compile()
   void ensureCollision();
   void warn(std::string message);
+
+  // ---- loop closures and couplers (loop_closure.cpp) ----
+  ClosureRecord& closure(std::uint32_t slot, std::uint32_t gen);
+  CouplerRecord& coupler(std::uint32_t slot, std::uint32_t gen);
+  Anchor anchorOf(const FrameRef& r) const;  // needs the model
+  SE3 endpointPose(const ClosureRecord& c, bool b) const;  // needs positions
+  // Residual rows of closure c at the current kinematics (numResidualRows rows).
+  void closureRows(const ClosureRecord& c, ClosureRow* rows) const;
+  double couplerResidual(const CouplerRecord& c) const;
+  int couplerDof(std::uint32_t linkSlot) const;  // the joint's DoF (and q index: vector joint)
+  void removeOrphanedClosures();  // closures and couplers whose endpoints no longer exist
+  void rebuildClosureFilters();
+  void validateClosures() const;
+  bool anyDynamicClosures() const;
+  void addClosureRows(ConstraintWorkspace& ws, double h);  // after buildStandardRows
+  void publishClosureImpulses(double h);
+  // Projection of the closures/couplers selected by `afterStep` (policy
+  // projectAfterStep) or all with kinematics = Project.
+  // projection.lockedBodies lists the bodies to hold.
+  ClosureProjectionResult project(const ClosureProjectionOptions& opts, bool afterStep, bool onlyIfViolated);
 
   // ---- stepping (step.cpp) ----
   void enterSimulation();

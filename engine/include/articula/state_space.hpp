@@ -24,6 +24,16 @@ struct StateSegment {
   int numDofs = 0;         ///< length in v
 };
 
+/// Constraint rows that loop closures and joint couplers add on top of the
+/// tree coordinates (the DoF counts do not change).
+struct ConstraintBlock {
+  std::string name;    ///< closure or coupler name
+  std::string kind;    ///< "loop_closure" or "joint_coupler"
+  std::string family;  ///< closure family name, or "coupler"
+  int rowOffset = 0;   ///< first row in the stacked residual (creation order, closures then couplers)
+  int numRows = 0;
+};
+
 /// Named metadata of the world's flat state vectors. A value object: it
 /// does not change when the world's topology changes afterwards.
 ///
@@ -32,7 +42,7 @@ struct StateSegment {
 class StateSpace {
  public:
   StateSpace() = default;
-  explicit StateSpace(std::vector<StateSegment> segments);
+  explicit StateSpace(std::vector<StateSegment> segments, std::vector<ConstraintBlock> constraints = {});
 
   int numPositions() const { return m_nq; }
   int numVelocities() const { return m_nv; }
@@ -43,12 +53,17 @@ class StateSpace {
   std::optional<int> velocityIndex(const std::string& name) const;
   /// Segment of a joint (or a rigid body with joint == "").
   std::optional<StateSegment> segment(const std::string& owner, const std::string& joint = {}) const;
+  /// Closure and coupler rows (metadata; not part of q or v).
+  const std::vector<ConstraintBlock>& constraintBlocks() const { return m_constraints; }
+  int numConstraintRows() const { return m_nc; }
 
  private:
   std::vector<StateSegment> m_segments;
   std::vector<std::string> m_qNames;
   std::vector<std::string> m_vNames;
+  std::vector<ConstraintBlock> m_constraints;
   int m_nq = 0;
+  int m_nc = 0;
   int m_nv = 0;
 };
 

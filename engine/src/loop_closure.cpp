@@ -1,0 +1,1043 @@
+// Loop closures and joint couplers: topology and validation, residuals
+// and their Jacobians, the bilateral rows of the step's constraint solve,
+// and the kinematic projection (Levenberg–Marquardt on the stacked
+// residual). See articula/loop_closure.hpp and docs/loop-closures.md.
+#include "joint_model.hpp"
+#include "world_impl.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace articula {
+
+using detail::implOf;
+using detail::WorldImpl;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Relative regularisation of hard bilateral rows (keeps exactly redundant
+// closures solvable by the pivoting method; negligible otherwise).
+constexpr double kBilateralRegularization = 1e-12;
+
+bool knownFamily(LoopClosureFamily f) {
+  switch (f) {
+    case LoopClosureFamily::Rigid:
+    case LoopClosureFamily::Point:
+    case LoopClosureFamily::Hinge:
+    case LoopClosureFamily::Slider:
+    case LoopClosureFamily::Universal:
+    case LoopClosureFamily::Distance:
+      return true;
+  }
+  return false;
+}
+
+void validatePolicy(const LoopClosureRuntimePolicy& p, const std::string& where) {
+  auto bad = [&](const char* field, double value, const char* expected) {
+    throw InvalidArgument(where + ": runtime policy field '" + field + "' = " + std::to_string(value) + ", expected " +
+                          expected);
+  };
+  if (!(p.errorReduction >= 0.0 && p.errorReduction <= 1.0)) bad("errorReduction", p.errorReduction, "a value in [0, 1]");
+  if (!(p.stiffness > 0.0) || !std::isfinite(p.stiffness)) bad("stiffness", p.stiffness, "a finite value > 0");
+  if (!(p.damping >= 0.0) || !std::isfinite(p.damping)) bad("damping", p.damping, "a finite value >= 0");
+  if (!(p.tolerance > 0.0) || !std::isfinite(p.tolerance)) bad("tolerance", p.tolerance, "a finite value > 0");
+  if (p.maxIterations < 1) bad("maxIterations", p.maxIterations, "at least 1");
+  if (p.kinematics != ClosureKinematicsPolicy::ResidualOnly && p.kinematics != ClosureKinematicsPolicy::Project) {
+    throw InvalidArgument(where + ": unknown kinematics policy");
+  }
+  if (p.dynamics != ClosureDynamicsPolicy::Off && p.dynamics != ClosureDynamicsPolicy::Solve) {
+    throw InvalidArgument(where + ": unknown dynamics policy");
+  }
+  if (p.stabilization != ClosureStabilization::Baumgarte && p.stabilization != ClosureStabilization::Compliance) {
+    throw InvalidArgument(where + ": unknown stabilization");
+  }
+}
+
+// θ = R_A · log(R_Aᵀ R_B) into rows[0..2] (angular rows along world axes).
+void rotationRows(const detail::SE3& A, const detail::SE3& B, detail::ClosureRow* rows) {
+  const Vector3d theta = A.R * detail::logSO3(A.R.transpose() * B.R);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].angular = true;
+    rows[i].dir = Vector3d::Unit(i);
+    rows[i].residual = theta[i];
+  }
+}
+
+void pointRows(const detail::SE3& A, const detail::SE3& B, detail::ClosureRow* rows) {
+  const Vector3d d = B.p - A.p;
+  for (int i = 0; i < 3; ++i) {
+    rows[i].angular = false;
+    rows[i].dir = Vector3d::Unit(i);
+    rows[i].pB = B.p;
+    rows[i].pA = A.p;
+    rows[i].residual = d[i];
+  }
+}
+
+// a·b with a fixed in A and b fixed in B: d/dt = (ω_B − ω_A)·(b × a).
+void perpendicularRow(const Vector3d& a, const Vector3d& b, detail::ClosureRow& row) {
+  row.angular = true;
+  row.dir = b.cross(a);
+  row.residual = a.dot(b);
+}
+
+}  // namespace
+
+int numResidualRows(LoopClosureFamily family) {
+  switch (family) {
+    case LoopClosureFamily::Rigid:
+      return 6;
+    case LoopClosureFamily::Point:
+      return 3;
+    case LoopClosureFamily::Hinge:
+    case LoopClosureFamily::Slider:
+      return 5;
+    case LoopClosureFamily::Universal:
+      return 4;
+    case LoopClosureFamily::Distance:
+      return 1;
+  }
+  return 0;
+}
+
+std::string_view toString(LoopClosureFamily family) {
+  switch (family) {
+    case LoopClosureFamily::Rigid:
+      return "rigid";
+    case LoopClosureFamily::Point:
+      return "point";
+    case LoopClosureFamily::Hinge:
+      return "hinge";
+    case LoopClosureFamily::Slider:
+      return "slider";
+    case LoopClosureFamily::Universal:
+      return "universal";
+    case LoopClosureFamily::Distance:
+      return "distance";
+  }
+  return "unknown";
+}
+
+std::optional<LoopClosureFamily> loopClosureFamilyFromString(std::string_view name) {
+  for (const auto f : {LoopClosureFamily::Rigid, LoopClosureFamily::Point, LoopClosureFamily::Hinge,
+                       LoopClosureFamily::Slider, LoopClosureFamily::Universal, LoopClosureFamily::Distance}) {
+    if (toString(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// WorldImpl: records, anchors, residuals
+
+namespace detail {
+
+ClosureRecord& WorldImpl::closure(std::uint32_t slot, std::uint32_t gen) {
+  if (slot >= closures.size() || !closures[slot].alive || closures[slot].generation != gen) {
+    throw InvalidHandle(
+        "invalid LoopClosure handle: the closure was removed, one of its endpoints was removed, the world was "
+        "cleared, or the handle is default-constructed");
+  }
+  return closures[slot];
+}
+
+CouplerRecord& WorldImpl::coupler(std::uint32_t slot, std::uint32_t gen) {
+  if (slot >= couplers.size() || !couplers[slot].alive || couplers[slot].generation != gen) {
+    throw InvalidHandle(
+        "invalid JointCoupler handle: the coupler was removed, one of its joints was removed, the world was "
+        "cleared, or the handle is default-constructed");
+  }
+  return couplers[slot];
+}
+
+Anchor WorldImpl::anchorOf(const FrameRef& r) const {
+  switch (r.kind) {
+    case FrameKind::Link:
+      return {linkBody[r.index], SE3{}};
+    case FrameKind::RigidBody:
+      return {rigidBodyBody[r.index], SE3{}};
+    case FrameKind::FreeFrame:
+    case FrameKind::FixedFrame: {
+      const auto& F = frames[r.index];
+      Anchor a = anchorOf(F.parent);
+      a.X_BE = a.X_BE * F.X_PF;
+      return a;
+    }
+    case FrameKind::World:
+    case FrameKind::None:
+      break;
+  }
+  return {};
+}
+
+SE3 WorldImpl::endpointPose(const ClosureRecord& c, bool b) const {
+  const Anchor a = anchorOf(b ? c.frameB : c.frameA);
+  const SE3 offset = SE3::fromIsometry(b ? c.offsetB : c.offsetA);
+  const SE3 X = a.X_BE * offset;
+  return a.body < 0 ? X : data.X_WB[static_cast<std::size_t>(a.body)] * X;
+}
+
+void WorldImpl::closureRows(const ClosureRecord& c, ClosureRow* rows) const {
+  const SE3 A = endpointPose(c, false);
+  const SE3 B = endpointPose(c, true);
+  switch (c.family) {
+    case LoopClosureFamily::Rigid:
+      rotationRows(A, B, rows);
+      pointRows(A, B, rows + 3);
+      break;
+    case LoopClosureFamily::Point:
+      pointRows(A, B, rows);
+      break;
+    case LoopClosureFamily::Hinge:
+      perpendicularRow(A.R.col(0), B.R.col(2), rows[0]);
+      perpendicularRow(A.R.col(1), B.R.col(2), rows[1]);
+      pointRows(A, B, rows + 2);
+      break;
+    case LoopClosureFamily::Slider: {
+      rotationRows(A, B, rows);
+      const Vector3d d = B.p - A.p;
+      for (int i = 0; i < 2; ++i) {
+        // x_A·d: d/dt = x_A·(v_B(p_B) − v_A(p_B)), both velocities at p_B.
+        auto& row = rows[3 + i];
+        row.angular = false;
+        row.dir = A.R.col(i);
+        row.pB = B.p;
+        row.pA = B.p;
+        row.residual = row.dir.dot(d);
+      }
+      break;
+    }
+    case LoopClosureFamily::Universal:
+      perpendicularRow(A.R.col(0), B.R.col(1), rows[0]);
+      pointRows(A, B, rows + 1);
+      break;
+    case LoopClosureFamily::Distance: {
+      const Vector3d d = B.p - A.p;
+      const double n = d.norm();
+      auto& row = rows[0];
+      row.angular = false;
+      row.dir = n > 1e-12 ? Vector3d(d / n) : Vector3d::UnitX();
+      row.pB = B.p;
+      row.pA = A.p;
+      row.residual = n - c.length;
+      break;
+    }
+  }
+}
+
+int WorldImpl::couplerDof(std::uint32_t linkSlot) const {
+  const int b = linkBody[linkSlot];
+  return model.jnt_vadr[static_cast<std::size_t>(b)];
+}
+
+double WorldImpl::couplerResidual(const CouplerRecord& c) const {
+  const auto bl = static_cast<std::size_t>(linkBody[c.leader]);
+  const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
+  return state.q[model.jnt_qadr[bf]] - c.ratio * state.q[model.jnt_qadr[bl]] - c.offset;
+}
+
+namespace {
+
+// The link or rigid body (or the world) a frame is attached to.
+FrameRef bodyRefOf(const WorldImpl& w, FrameRef r) {
+  while (r.kind == FrameKind::FreeFrame || r.kind == FrameKind::FixedFrame) r = w.frames[r.index].parent;
+  if (r.kind == FrameKind::None) r.kind = FrameKind::World;
+  return r;
+}
+
+bool linkAlive(const WorldImpl& w, std::uint32_t slot, std::uint32_t gen) {
+  return slot < w.links.size() && w.links[slot].alive && w.links[slot].generation == gen;
+}
+
+}  // namespace
+
+void WorldImpl::rebuildClosureFilters() {
+  implicitFilters.clear();
+  for (const auto& c : closures) {
+    if (!c.alive) continue;
+    ++implicitFilters[pairKey(bodyRefOf(*this, c.frameA), bodyRefOf(*this, c.frameB))];
+  }
+  collisionValid = false;
+}
+
+void WorldImpl::removeOrphanedClosures() {
+  bool changed = false;
+  for (auto& c : closures) {
+    if (c.alive && (!frameAlive(c.frameA) || !frameAlive(c.frameB))) {
+      c.alive = false;
+      closureNames.erase(c.name);
+      changed = true;
+    }
+  }
+  for (auto& c : couplers) {
+    if (c.alive &&
+        (!linkAlive(*this, c.leader, c.leaderGeneration) || !linkAlive(*this, c.follower, c.followerGeneration))) {
+      c.alive = false;
+      couplerNames.erase(c.name);
+    }
+  }
+  if (changed) rebuildClosureFilters();
+}
+
+void WorldImpl::validateClosures() const {
+  for (const auto& c : closures) {
+    if (!c.alive) continue;
+    const Anchor a = anchorOf(c.frameA);
+    const Anchor b = anchorOf(c.frameB);
+    const std::string names = "'" + frameName(c.frameA) + "' and '" + frameName(c.frameB) + "'";
+    if (a.body == b.body) {
+      throw TopologyError("loop closure '" + c.name + "': endpoints " + names +
+                          (a.body < 0 ? " are both fixed to the world" : " are on the same body"));
+    }
+    const bool movA = a.body >= 0 && model.body_movable[static_cast<std::size_t>(a.body)];
+    const bool movB = b.body >= 0 && model.body_movable[static_cast<std::size_t>(b.body)];
+    if (!movA && !movB) {
+      throw TopologyError("loop closure '" + c.name + "': endpoints " + names + " are both fixed to the world");
+    }
+  }
+  for (const auto& c : couplers) {
+    if (!c.alive) continue;
+    for (const std::uint32_t slot : {c.leader, c.follower}) {
+      const auto& L = links[slot];
+      if (numDofs(L.joint.type) != 1 || numPositions(L.joint.type) != 1) {
+        throw TopologyError("joint coupler '" + c.name + "': joint '" + multibodies[L.multibody].name + "/" +
+                            L.joint.name + "' is " + std::string(toString(L.joint.type)) +
+                            "; couplers need 1-DoF joints (revolute, prismatic, screw)");
+      }
+    }
+  }
+}
+
+bool WorldImpl::anyDynamicClosures() const {
+  for (const auto& c : closures)
+    if (c.alive && c.policy.enabled && c.policy.dynamics == ClosureDynamicsPolicy::Solve) return true;
+  for (const auto& c : couplers)
+    if (c.alive && c.policy.enabled && c.policy.dynamics == ClosureDynamicsPolicy::Solve) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Dynamic rows
+
+namespace {
+
+// Target of a bilateral row with residual r: J·v⁺ = −errorReduction·r/h
+// (Baumgarte), or an implicit spring-damper on r (compliance).
+void setTarget(ConstraintRow& R, const LoopClosureRuntimePolicy& p, double residual, double h) {
+  R.lo = -kInf;
+  R.hi = kInf;
+  if (p.stabilization == ClosureStabilization::Compliance) {
+    // λ = −h(k(r + h·Jv⁺) + d·Jv⁺).
+    const double kd = h * p.stiffness + p.damping;
+    R.rhs = -p.stiffness / kd * residual;
+    R.compliance = 1.0 / (h * kd);
+  } else {
+    R.rhs = -p.errorReduction * residual / h;
+    R.compliance = -kBilateralRegularization;  // relative to the diagonal (see softness())
+  }
+}
+
+}  // namespace
+
+void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
+  auto solvedHere = [](const ClosureRecord& c) {
+    return c.alive && c.policy.enabled && c.policy.dynamics == ClosureDynamicsPolicy::Solve;
+  };
+  for (auto& c : closures) {
+    c.solved = false;
+    if (!solvedHere(c)) continue;
+    closureRows(c, c.rowsAtStep.data());
+    c.originA = endpointPose(c, false);
+  }
+  RowBuilder B(model, data, ws);
+  for (std::uint32_t s = 0; s < closures.size(); ++s) {
+    auto& c = closures[s];
+    if (!solvedHere(c)) continue;
+    const Anchor a = anchorOf(c.frameA);
+    const Anchor b = anchorOf(c.frameB);
+    const int n = numResidualRows(c.family);
+    c.lambda.resize(static_cast<std::size_t>(n), 0.0);
+    for (int i = 0; i < n; ++i) {
+      const ClosureRow& row = c.rowsAtStep[static_cast<std::size_t>(i)];
+      const int r = B.row(RowKind::Bilateral, static_cast<int>(s));
+      if (row.angular) {
+        B.angularTerm(r, b.body, row.dir, 1.0);
+        B.angularTerm(r, a.body, row.dir, -1.0);
+      } else {
+        B.pointTerm(r, b.body, row.pB, row.dir, 1.0);
+        B.pointTerm(r, a.body, row.pA, row.dir, -1.0);
+      }
+      if (B.at(r).nside == 0) {
+        B.drop(r);
+        c.rowIndex[static_cast<std::size_t>(i)] = -1;
+        continue;
+      }
+      auto& R = B.at(r);
+      setTarget(R, c.policy, row.residual, h);
+      R.warm = c.lambda[static_cast<std::size_t>(i)];
+      c.rowIndex[static_cast<std::size_t>(i)] = r;
+    }
+    c.solved = true;
+  }
+  for (std::uint32_t s = 0; s < couplers.size(); ++s) {
+    auto& c = couplers[s];
+    c.solved = false;
+    c.rowIndex = -1;
+    if (!c.alive || !c.policy.enabled || c.policy.dynamics != ClosureDynamicsPolicy::Solve) continue;
+    const int r = B.row(RowKind::Bilateral, static_cast<int>(s));
+    B.dofTerm(r, couplerDof(c.follower), 1.0);
+    B.dofTerm(r, couplerDof(c.leader), -c.ratio);
+    auto& R = B.at(r);
+    setTarget(R, c.policy, couplerResidual(c), h);
+    R.warm = c.lambda;
+    c.rowIndex = r;
+    c.solved = true;
+  }
+}
+
+void WorldImpl::publishClosureImpulses(double /*h*/) {
+  const auto& ws = constraints;
+  for (auto& c : closures) {
+    if (!c.alive || !c.solved) continue;
+    const int n = numResidualRows(c.family);
+    Vector3d torque = Vector3d::Zero();
+    Vector3d force = Vector3d::Zero();
+    for (int i = 0; i < n; ++i) {
+      const auto ii = static_cast<std::size_t>(i);
+      const int r = c.rowIndex[ii];
+      const double lam = r < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(r)].lambda;
+      c.lambda[ii] = lam;
+      if (lam == 0.0) continue;
+      const ClosureRow& row = c.rowsAtStep[ii];
+      if (row.angular) {
+        torque += lam * row.dir;
+      } else {
+        force += lam * row.dir;
+        torque += lam * (row.pB - c.originA.p).cross(row.dir);
+      }
+    }
+    c.impulse.head<3>() = c.originA.R.transpose() * torque;
+    c.impulse.tail<3>() = c.originA.R.transpose() * force;
+  }
+  for (auto& c : couplers) {
+    if (!c.alive || !c.solved) continue;
+    c.impulse = c.rowIndex < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(c.rowIndex)].lambda;
+    c.lambda = c.impulse;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Kinematic projection
+
+namespace {
+
+// J_row += sign · (Jacobian of dir·v(p) or dir·ω of `body`), world spatial
+// columns [ω; v at the world origin] of every DoF supporting the body.
+void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, const Vector3d& dir,
+                     const Vector3d& p, double sign, MatrixXd& J, int row) {
+  if (body < 0) return;
+  const Vector3d mom = p.cross(dir);
+  for (int b = body; b >= 0; b = m.body_parent[static_cast<std::size_t>(b)]) {
+    const auto bi = static_cast<std::size_t>(b);
+    const int va = m.jnt_vadr[bi];
+    for (int k = 0; k < m.jnt_nv[bi]; ++k) {
+      const Vector6d col = d.X_WB[bi].actMotion(d.S.col(va + k));
+      const double value = angular ? dir.dot(col.head<3>()) : dir.dot(col.tail<3>()) + mom.dot(col.head<3>());
+      J(row, va + k) += sign * value;
+    }
+  }
+}
+
+}  // namespace
+
+ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts, bool afterStep,
+                                           bool onlyIfViolated) {
+  ensureModel();
+  ClosureProjectionResult result;
+  auto included = [&](const LoopClosureRuntimePolicy& p) {
+    return p.enabled && p.kinematics == ClosureKinematicsPolicy::Project && (!afterStep || p.projectAfterStep);
+  };
+  int m = 0;
+  double tolerance = opts.tolerance;
+  int maxIterations = opts.maxIterations;
+  bool first = true;
+  for (const auto& c : closures) {
+    if (!c.alive || !included(c.policy)) continue;
+    m += numResidualRows(c.family);
+    if (afterStep || onlyIfViolated) {
+      tolerance = first ? c.policy.tolerance : std::min(tolerance, c.policy.tolerance);
+      maxIterations = first ? c.policy.maxIterations : std::max(maxIterations, c.policy.maxIterations);
+      first = false;
+    }
+  }
+  for (const auto& c : couplers) {
+    if (!c.alive || !included(c.policy)) continue;
+    ++m;
+    if (afterStep || onlyIfViolated) {
+      tolerance = first ? c.policy.tolerance : std::min(tolerance, c.policy.tolerance);
+      maxIterations = first ? c.policy.maxIterations : std::max(maxIterations, c.policy.maxIterations);
+      first = false;
+    }
+  }
+  result.rows = m;
+  if (m == 0) {
+    result.success = true;
+    return result;
+  }
+  const int nv = model.nv;
+  auto& P = projection;
+  P.J.resize(m, nv);
+  P.r.resize(m);
+  P.rTrial.resize(m);
+  P.mask.setOnes(nv);
+  for (const int body : P.lockedBodies) {
+    const auto b = static_cast<std::size_t>(body);
+    P.mask.segment(model.jnt_vadr[b], model.jnt_nv[b]).setZero();
+  }
+
+  // Residual (and Jacobian) at q, with kinematics computed here.
+  auto evaluate = [&](const VectorXd& q, VectorXd& r, bool jacobian) {
+    forwardKinematicsPositions(model, q, data);
+    if (jacobian) P.J.setZero();
+    int row = 0;
+    for (const auto& c : closures) {
+      if (!c.alive || !included(c.policy)) continue;
+      const int n = numResidualRows(c.family);
+      std::array<ClosureRow, 6> rows;
+      closureRows(c, rows.data());
+      const Anchor a = anchorOf(c.frameA);
+      const Anchor b = anchorOf(c.frameB);
+      for (int i = 0; i < n; ++i, ++row) {
+        const ClosureRow& cr = rows[static_cast<std::size_t>(i)];
+        r[row] = cr.residual;
+        if (!jacobian) continue;
+        addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.J, row);
+        addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.J, row);
+      }
+    }
+    for (const auto& c : couplers) {
+      if (!c.alive || !included(c.policy)) continue;
+      const auto bl = static_cast<std::size_t>(linkBody[c.leader]);
+      const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
+      r[row] = q[model.jnt_qadr[bf]] - c.ratio * q[model.jnt_qadr[bl]] - c.offset;
+      if (jacobian) {
+        P.J(row, model.jnt_vadr[bf]) += 1.0;
+        P.J(row, model.jnt_vadr[bl]) -= c.ratio;
+      }
+      ++row;
+    }
+  };
+  auto step = [&](const VectorXd& q, const VectorXd& dq, VectorXd& out) {
+    out = q;
+    for (int i = 0; i < model.nbody; ++i) {
+      const auto b = static_cast<std::size_t>(i);
+      if (model.jnt_nv[b] == 0) continue;
+      jointIntegrate(model.jnt_type[b], q.data() + model.jnt_qadr[b], dq.data() + model.jnt_vadr[b], 1.0,
+                     out.data() + model.jnt_qadr[b]);
+    }
+  };
+  auto limitOf = [&](int dof, bool upper) {
+    return upper ? model.dof_upperLimit[dof] : model.dof_lowerLimit[dof];
+  };
+  auto qIndex = [&](int dof) {
+    const auto b = static_cast<std::size_t>(model.dof_body[static_cast<std::size_t>(dof)]);
+    return model.jnt_qadr[b] + (dof - model.jnt_vadr[b]);
+  };
+
+  VectorXd& q = state.q;
+  P.qStart = q;
+  if (opts.respectLimits) {
+    for (const int dof : model.limitDofs) {
+      if (P.mask[dof] == 0.0) continue;
+      const int qi = qIndex(dof);
+      q[qi] = std::clamp(q[qi], limitOf(dof, false), limitOf(dof, true));
+    }
+  }
+  evaluate(q, P.r, true);
+  double norm = P.r.norm();
+  result.initialResidual = norm;
+  if (onlyIfViolated) {
+    // Only when some closure exceeds its own tolerance.
+    bool violated = false;
+    int row = 0;
+    for (const auto& c : closures) {
+      if (!c.alive || !included(c.policy)) continue;
+      const int n = numResidualRows(c.family);
+      violated = violated || P.r.segment(row, n).norm() > c.policy.tolerance;
+      row += n;
+    }
+    for (const auto& c : couplers) {
+      if (!c.alive || !included(c.policy)) continue;
+      violated = violated || std::abs(P.r[row]) > c.policy.tolerance;
+      ++row;
+    }
+    if (!violated) {
+      q = P.qStart;
+      result.success = true;
+      result.finalResidual = norm;
+      fkPosAt = 0;
+      return result;
+    }
+  }
+
+  double mu = 0.0;
+  int it = 0;
+  bool stalled = false;
+  while (norm > tolerance && it < maxIterations && !stalled) {
+    ++it;
+    P.dq.setZero(nv);
+    P.vFix.setZero(nv);
+    double scale = 1.0;
+    // Minimum-norm damped step dq = −Jᵀ(JJᵀ + μI)⁻¹ r. Coordinates that
+    // would leave their limits are clamped at the limit (their columns
+    // leave J, their fixed change moves to the right-hand side) and the
+    // rest is solved again.
+    for (int pass = 0; pass < 8; ++pass) {
+      P.Jf = P.J;
+      P.y = P.r;
+      for (int k = 0; k < nv; ++k) {
+        if (P.mask[k] == 0.0) P.Jf.col(k).setZero();
+        if (P.vFix[k] == 0.0) continue;
+        P.y.noalias() += P.J.col(k) * P.dq[k];
+        P.Jf.col(k).setZero();
+      }
+      P.JJ.noalias() = P.Jf * P.Jf.transpose();
+      scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
+      mu = std::max(mu, 1e-14 * scale);
+      P.JJ.diagonal().array() += mu;
+      P.llt.compute(P.JJ);
+      P.z = P.llt.solve(P.y);
+      for (int k = 0; k < nv; ++k)
+        if (P.vFix[k] == 0.0) P.dq[k] = -P.Jf.col(k).dot(P.z);
+      bool clampedMore = false;
+      if (opts.respectLimits) {
+        for (const int dof : model.limitDofs) {
+          if (P.mask[dof] == 0.0 || P.vFix[dof] != 0.0) continue;
+          const int qi = qIndex(dof);
+          const double target = q[qi] + P.dq[dof];
+          const double lo = limitOf(dof, false);
+          const double hi = limitOf(dof, true);
+          if (target > hi || target < lo) {
+            P.dq[dof] = (target > hi ? hi : lo) - q[qi];
+            P.vFix[dof] = 1.0;
+            clampedMore = true;
+          }
+        }
+      }
+      if (!clampedMore) break;
+    }
+    step(q, P.dq, P.qTrial);
+    evaluate(P.qTrial, P.rTrial, false);
+    const double trial = P.rTrial.norm();
+    if (trial < norm) {
+      q = P.qTrial;
+      mu = std::max(0.1 * mu, 1e-14 * scale);
+      evaluate(q, P.r, true);
+      norm = P.r.norm();
+    } else {
+      mu = std::max(10.0 * mu, 1e-8 * scale);
+      if (mu > 1e12 * scale) stalled = true;
+      evaluate(q, P.r, true);
+    }
+  }
+  result.iterations = it;
+  result.finalResidual = norm;
+  result.success = norm <= tolerance;
+  if (!result.success) {
+    result.message = stalled ? "the residual stopped decreasing at " + std::to_string(norm) +
+                                   " (the closures cannot be satisfied from here with the free coordinates)"
+                             : "no convergence in " + std::to_string(maxIterations) + " iterations; residual " +
+                                   std::to_string(norm) + " > tolerance " + std::to_string(tolerance);
+  }
+  if (opts.projectVelocities && !afterStep) {
+    // v_F ← v_F − J_Fᵀ(J_F J_Fᵀ + εI)⁻¹ J v over the free coordinates F
+    // (J at the final q; locked coordinates keep their velocities).
+    P.Jf = P.J;
+    for (int k = 0; k < nv; ++k)
+      if (P.mask[k] == 0.0) P.Jf.col(k).setZero();
+    P.JJ.noalias() = P.Jf * P.Jf.transpose();
+    const double scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
+    P.JJ.diagonal().array() += 1e-13 * scale;
+    P.llt.compute(P.JJ);
+    P.y.noalias() = P.J * state.v;
+    P.z = P.llt.solve(P.y);
+    state.v.noalias() -= P.Jf.transpose() * P.z;
+    touchVelocities();
+  }
+  touchPositions();
+  fkPosAt = 0;
+  return result;
+}
+
+}  // namespace detail
+}  // namespace articula
+
+// ---------------------------------------------------------------------------
+// World facade
+
+namespace articula {
+
+namespace {
+
+std::string familyName(LoopClosureFamily f) {
+  return knownFamily(f) ? std::string(toString(f)) : "unknown (" + std::to_string(static_cast<int>(f)) + ")";
+}
+
+WorldImpl& liveImpl(World* w, const char* what) {
+  if (w == nullptr) throw InvalidHandle(std::string("invalid ") + what + " handle (default-constructed)");
+  return implOf(w);
+}
+
+}  // namespace
+
+Joint World::makeJointHandle(World* world, std::uint32_t linkSlot, std::uint32_t generation) {
+  return Joint(world, linkSlot, generation);
+}
+
+LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec& spec) {
+  auto& w = *m_impl;
+  w.requireDesignMode("add a loop closure");
+  const std::string where = "loop closure '" + (name.empty() ? std::string("loop_closure") : name) + "'";
+  auto describeFrame = [](const Frame& f) { return f.isValid() ? "'" + f.name() + "'" : std::string("(invalid)"); };
+  for (const Frame* f : {&spec.frameA, &spec.frameB}) {
+    if (f->kind() != FrameKind::World && f->kind() != FrameKind::None && f->world() != this) {
+      throw TopologyError(where + ": endpoint " + describeFrame(*f) + " belongs to another World (endpoints " +
+                          describeFrame(spec.frameA) + " and " + describeFrame(spec.frameB) + ")");
+    }
+    w.checkFrame(*f);
+  }
+  const std::string names = describeFrame(spec.frameA) + " and " + describeFrame(spec.frameB);
+  if (!knownFamily(spec.family)) {
+    throw TopologyError(where + " between " + names + ": unknown family " + familyName(spec.family));
+  }
+  detail::checkIsometry(spec.offsetA, where, "offsetA");
+  detail::checkIsometry(spec.offsetB, where, "offsetB");
+  if (spec.family == LoopClosureFamily::Distance && !(spec.length > 0.0 && std::isfinite(spec.length))) {
+    throw InvalidArgument(where + ": a Distance closure needs a finite length > 0 (got " +
+                          std::to_string(spec.length) + "); use the Point family for coincident points");
+  }
+  if (!name.empty()) {
+    if (w.closureNames.count(name) != 0) throw TopologyError(where + ": the name is taken by another loop closure");
+    if (name.find('/') != std::string::npos) throw InvalidArgument(where + ": the name must not contain '/'");
+  }
+  const std::string finalName = name.empty() ? WorldImpl::uniqueName(w.closureNames, "loop_closure") : name;
+  w.ensureModel();
+  detail::ClosureRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = finalName;
+  rec.frameA = w.refOf(spec.frameA);
+  rec.frameB = w.refOf(spec.frameB);
+  if (rec.frameA.kind == FrameKind::None) rec.frameA.kind = FrameKind::World;
+  if (rec.frameB.kind == FrameKind::None) rec.frameB.kind = FrameKind::World;
+  rec.family = spec.family;
+  rec.offsetA = spec.offsetA;
+  rec.offsetB = spec.offsetB;
+  rec.length = spec.length;
+  rec.rowIndex.fill(-1);
+  {
+    // Validate against the current tree before committing.
+    const auto a = w.anchorOf(rec.frameA);
+    const auto b = w.anchorOf(rec.frameB);
+    if (a.body == b.body) {
+      throw TopologyError("loop closure '" + finalName + "': endpoints " + names +
+                          (a.body < 0 ? " are both fixed to the world" : " are on the same body"));
+    }
+    const bool movA = a.body >= 0 && w.model.body_movable[static_cast<std::size_t>(a.body)];
+    const bool movB = b.body >= 0 && w.model.body_movable[static_cast<std::size_t>(b.body)];
+    if (!movA && !movB) {
+      throw TopologyError("loop closure '" + finalName + "': endpoints " + names + " are both fixed to the world");
+    }
+  }
+  const auto slot = static_cast<std::uint32_t>(w.closures.size());
+  w.closures.push_back(std::move(rec));
+  w.closureNames[finalName] = slot;
+  w.rebuildClosureFilters();
+  return LoopClosure(this, slot, w.closures[slot].generation);
+}
+
+std::optional<LoopClosure> World::getLoopClosure(const std::string& name) const {
+  const auto it = m_impl->closureNames.find(name);
+  if (it == m_impl->closureNames.end()) return std::nullopt;
+  return LoopClosure(const_cast<World*>(this), it->second, m_impl->closures[it->second].generation);
+}
+
+bool World::hasLoopClosure(const std::string& name) const {
+  return m_impl->closureNames.count(name) != 0;
+}
+
+std::size_t World::numLoopClosures() const {
+  return m_impl->closureNames.size();
+}
+
+std::vector<LoopClosure> World::getLoopClosures() const {
+  std::vector<LoopClosure> out;
+  for (std::uint32_t s = 0; s < m_impl->closures.size(); ++s)
+    if (m_impl->closures[s].alive) out.push_back(LoopClosure(const_cast<World*>(this), s, m_impl->closures[s].generation));
+  return out;
+}
+
+void World::remove(const LoopClosure& closure) {
+  auto& w = *m_impl;
+  if (closure.m_world != this) throw TopologyError("the loop closure belongs to another World");
+  auto& rec = w.closure(closure.m_index, closure.m_generation);
+  w.requireDesignMode("remove a loop closure");
+  rec.alive = false;
+  w.closureNames.erase(rec.name);
+  w.rebuildClosureFilters();
+}
+
+JointCoupler World::addJointCoupler(const std::string& name, const JointCouplerSpec& spec) {
+  auto& w = *m_impl;
+  w.requireDesignMode("add a joint coupler");
+  const std::string where = "joint coupler '" + (name.empty() ? std::string("joint_coupler") : name) + "'";
+  for (const Joint* j : {&spec.leader, &spec.follower}) {
+    if (j->m_world == nullptr) throw InvalidHandle(where + ": invalid Joint handle (default-constructed)");
+    if (j->m_world != this) throw TopologyError(where + ": joint '" + j->name() + "' belongs to another World");
+    w.link(j->m_index, j->m_generation);
+  }
+  auto jointName = [&](const Joint& j) {
+    const auto& L = w.links[j.m_index];
+    return "'" + w.multibodies[L.multibody].name + "/" + L.joint.name + "'";
+  };
+  for (const Joint* j : {&spec.leader, &spec.follower}) {
+    const auto& L = w.links[j->m_index];
+    if (articula::numDofs(L.joint.type) != 1 || articula::numPositions(L.joint.type) != 1) {
+      throw TopologyError(where + ": joint " + jointName(*j) + " is " + std::string(toString(L.joint.type)) +
+                          "; couplers need 1-DoF joints (revolute, prismatic, screw)");
+    }
+  }
+  if (spec.leader == spec.follower) {
+    throw TopologyError(where + ": leader and follower are the same joint " + jointName(spec.leader));
+  }
+  for (const auto& c : w.couplers) {
+    if (c.alive && c.follower == spec.follower.m_index && c.followerGeneration == spec.follower.m_generation) {
+      throw TopologyError(where + ": joint " + jointName(spec.follower) + " already follows a joint (coupler '" +
+                          c.name + "')");
+    }
+  }
+  if (!(spec.ratio != 0.0 && std::isfinite(spec.ratio))) {
+    throw InvalidArgument(where + ": ratio must be finite and nonzero (got " + std::to_string(spec.ratio) + ")");
+  }
+  if (!std::isfinite(spec.offset)) throw InvalidArgument(where + ": offset must be finite");
+  if (!name.empty()) {
+    if (w.couplerNames.count(name) != 0) throw TopologyError(where + ": the name is taken by another joint coupler");
+    if (name.find('/') != std::string::npos) throw InvalidArgument(where + ": the name must not contain '/'");
+  }
+  detail::CouplerRecord rec;
+  rec.alive = true;
+  rec.generation = w.newGeneration();
+  rec.name = name.empty() ? WorldImpl::uniqueName(w.couplerNames, "joint_coupler") : name;
+  rec.leader = spec.leader.m_index;
+  rec.leaderGeneration = spec.leader.m_generation;
+  rec.follower = spec.follower.m_index;
+  rec.followerGeneration = spec.follower.m_generation;
+  rec.ratio = spec.ratio;
+  rec.offset = spec.offset;
+  const auto slot = static_cast<std::uint32_t>(w.couplers.size());
+  w.couplerNames[rec.name] = slot;
+  w.couplers.push_back(std::move(rec));
+  return JointCoupler(this, slot, w.couplers[slot].generation);
+}
+
+std::optional<JointCoupler> World::getJointCoupler(const std::string& name) const {
+  const auto it = m_impl->couplerNames.find(name);
+  if (it == m_impl->couplerNames.end()) return std::nullopt;
+  return JointCoupler(const_cast<World*>(this), it->second, m_impl->couplers[it->second].generation);
+}
+
+bool World::hasJointCoupler(const std::string& name) const {
+  return m_impl->couplerNames.count(name) != 0;
+}
+
+std::size_t World::numJointCouplers() const {
+  return m_impl->couplerNames.size();
+}
+
+std::vector<JointCoupler> World::getJointCouplers() const {
+  std::vector<JointCoupler> out;
+  for (std::uint32_t s = 0; s < m_impl->couplers.size(); ++s)
+    if (m_impl->couplers[s].alive)
+      out.push_back(JointCoupler(const_cast<World*>(this), s, m_impl->couplers[s].generation));
+  return out;
+}
+
+void World::remove(const JointCoupler& coupler) {
+  auto& w = *m_impl;
+  if (coupler.m_world != this) throw TopologyError("the joint coupler belongs to another World");
+  auto& rec = w.coupler(coupler.m_index, coupler.m_generation);
+  w.requireDesignMode("remove a joint coupler");
+  rec.alive = false;
+  w.couplerNames.erase(rec.name);
+}
+
+ClosureProjectionResult World::projectClosures(const ClosureProjectionOptions& options) {
+  auto& w = *m_impl;
+  if (!(options.tolerance > 0.0) || !std::isfinite(options.tolerance)) {
+    throw InvalidArgument("projectClosures: tolerance must be finite and > 0 (got " +
+                          std::to_string(options.tolerance) + ")");
+  }
+  if (options.maxIterations < 1) throw InvalidArgument("projectClosures: maxIterations must be at least 1");
+  w.ensureModel();
+  auto& locked = w.projection.lockedBodies;
+  locked.clear();
+  for (const Joint& j : options.lockedJoints) {
+    if (j.m_world == nullptr) throw InvalidHandle("projectClosures: invalid locked Joint handle (default-constructed)");
+    if (j.m_world != this) throw TopologyError("projectClosures: locked joint belongs to another World");
+    w.link(j.m_index, j.m_generation);
+    locked.push_back(w.linkBody[j.m_index]);
+  }
+  for (const RigidBody& b : options.lockedRigidBodies) {
+    w.checkFrame(b);
+    locked.push_back(w.rigidBodyBody[b.index()]);
+  }
+  return w.project(options, false, false);
+}
+
+// ---- LoopClosure handle ------------------------------------------------------
+
+bool LoopClosure::isValid() const {
+  if (m_world == nullptr) return false;
+  const auto& w = implOf(m_world);
+  return m_index < w.closures.size() && w.closures[m_index].alive && w.closures[m_index].generation == m_generation;
+}
+
+std::string LoopClosure::name() const {
+  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).name;
+}
+
+LoopClosureFamily LoopClosure::family() const {
+  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).family;
+}
+
+int LoopClosure::numRows() const {
+  return numResidualRows(family());
+}
+
+LoopClosureSpec LoopClosure::getSpec() const {
+  const auto& c = liveImpl(m_world, "LoopClosure").closure(m_index, m_generation);
+  LoopClosureSpec s;
+  s.frameA = World::makeFrameHandle(m_world, c.frameA.kind, c.frameA.index, c.frameA.generation);
+  s.frameB = World::makeFrameHandle(m_world, c.frameB.kind, c.frameB.index, c.frameB.generation);
+  if (c.frameA.kind == FrameKind::World) s.frameA = Frame::World();
+  if (c.frameB.kind == FrameKind::World) s.frameB = Frame::World();
+  s.family = c.family;
+  s.offsetA = c.offsetA;
+  s.offsetB = c.offsetB;
+  s.length = c.length;
+  return s;
+}
+
+LoopClosureRuntimePolicy LoopClosure::getRuntimePolicy() const {
+  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy;
+}
+
+void LoopClosure::setRuntimePolicy(const LoopClosureRuntimePolicy& policy) {
+  auto& c = liveImpl(m_world, "LoopClosure").closure(m_index, m_generation);
+  validatePolicy(policy, "loop closure '" + c.name + "'");
+  c.policy = policy;
+}
+
+void LoopClosure::setEnabled(bool enabled) {
+  liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy.enabled = enabled;
+}
+
+bool LoopClosure::isEnabled() const {
+  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy.enabled;
+}
+
+LoopClosureResidual LoopClosure::computeResidual() const {
+  auto& w = liveImpl(m_world, "LoopClosure");
+  const auto& c = w.closure(m_index, m_generation);
+  w.ensurePositions();
+  const int n = numResidualRows(c.family);
+  std::array<detail::ClosureRow, 6> rows;
+  w.closureRows(c, rows.data());
+  LoopClosureResidual out;
+  out.residual.resize(n);
+  for (int i = 0; i < n; ++i) out.residual[i] = rows[static_cast<std::size_t>(i)].residual;
+  out.norm = out.residual.norm();
+  out.enabled = c.policy.enabled;
+  out.active = c.policy.enabled && (c.policy.kinematics == ClosureKinematicsPolicy::Project ||
+                                    c.policy.dynamics == ClosureDynamicsPolicy::Solve);
+  out.forceAvailable = c.solved && w.simulation && w.state.frameIndex > 0;
+  if (out.forceAvailable) {
+    out.impulse = c.impulse;
+    out.wrench = c.impulse / w.options.timeStep;
+  }
+  return out;
+}
+
+Isometry3d LoopClosure::getEndpointA() const {
+  auto& w = liveImpl(m_world, "LoopClosure");
+  const auto& c = w.closure(m_index, m_generation);
+  w.ensurePositions();
+  return w.endpointPose(c, false).toIsometry();
+}
+
+Isometry3d LoopClosure::getEndpointB() const {
+  auto& w = liveImpl(m_world, "LoopClosure");
+  const auto& c = w.closure(m_index, m_generation);
+  w.ensurePositions();
+  return w.endpointPose(c, true).toIsometry();
+}
+
+// ---- JointCoupler handle -----------------------------------------------------
+
+bool JointCoupler::isValid() const {
+  if (m_world == nullptr) return false;
+  const auto& w = implOf(m_world);
+  return m_index < w.couplers.size() && w.couplers[m_index].alive && w.couplers[m_index].generation == m_generation;
+}
+
+std::string JointCoupler::name() const {
+  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).name;
+}
+
+JointCouplerSpec JointCoupler::getSpec() const {
+  const auto& c = liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation);
+  JointCouplerSpec s;
+  s.leader = World::makeJointHandle(m_world, c.leader, c.leaderGeneration);
+  s.follower = World::makeJointHandle(m_world, c.follower, c.followerGeneration);
+  s.ratio = c.ratio;
+  s.offset = c.offset;
+  return s;
+}
+
+LoopClosureRuntimePolicy JointCoupler::getRuntimePolicy() const {
+  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy;
+}
+
+void JointCoupler::setRuntimePolicy(const LoopClosureRuntimePolicy& policy) {
+  auto& c = liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation);
+  validatePolicy(policy, "joint coupler '" + c.name + "'");
+  c.policy = policy;
+}
+
+void JointCoupler::setEnabled(bool enabled) {
+  liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy.enabled = enabled;
+}
+
+bool JointCoupler::isEnabled() const {
+  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy.enabled;
+}
+
+JointCouplerResidual JointCoupler::computeResidual() const {
+  auto& w = liveImpl(m_world, "JointCoupler");
+  const auto& c = w.coupler(m_index, m_generation);
+  w.ensureModel();
+  JointCouplerResidual out;
+  out.residual = w.couplerResidual(c);
+  out.enabled = c.policy.enabled;
+  out.active = c.policy.enabled && (c.policy.kinematics == ClosureKinematicsPolicy::Project ||
+                                    c.policy.dynamics == ClosureDynamicsPolicy::Solve);
+  out.forceAvailable = c.solved && w.simulation && w.state.frameIndex > 0;
+  if (out.forceAvailable) {
+    out.impulse = c.impulse;
+    out.force = c.impulse / w.options.timeStep;
+  }
+  return out;
+}
+
+}  // namespace articula
