@@ -25,4 +25,11 @@ void buildScene(World& world, const std::string& name);
 /// alternating with axis x every third link), fixed base.
 Multibody buildRevoluteChain(World& world, const std::string& name, int n);
 
+/// A crank-rocker four-bar in the x-z plane (joint axes along y) with its
+/// ground pivot at `origin`: crank 0.1 m, coupler 0.35 m, rocker 0.3 m,
+/// ground 0.4 m, built as the chain crank → coupler → rocker and closed by
+/// a Hinge loop closure "<name>_pin" from the rocker tip to the world;
+/// assembled with the crank at −1 rad.
+Multibody buildFourBar(World& world, const std::string& name, const Vector3d& origin);
+
 }  // namespace articula::scenes

@@ -167,9 +167,15 @@ int run(const RunOptions& o) {
   const bool showProgress = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   auto lastReport = start;
+  const auto closures = world.getLoopClosures();
+  const auto couplers = world.getJointCouplers();
+  double maxClosureResidual = 0.0;
   for (long k = 1; k <= steps; ++k) {
     world.step();
     sum += world.getLastStepTimings();
+    for (const auto& c : closures) maxClosureResidual = std::max(maxClosureResidual, c.computeResidual().norm);
+    for (const auto& c : couplers)
+      maxClosureResidual = std::max(maxClosureResidual, std::abs(c.computeResidual().residual));
     if (k % o.every == 0) writeRow();
     contactSum += world.getStepDiagnostics().numContacts;
     maxContacts = std::max(maxContacts, world.getStepDiagnostics().numContacts);
@@ -202,13 +208,19 @@ int run(const RunOptions& o) {
   if (steps > 0) {
     const double us = 1e6 / static_cast<double>(steps);
     std::printf(
-        "  per step       %.2f us (kinematics %.2f, collision %.2f, dynamics %.2f, solve %.2f, integration %.2f)\n",
+        "  per step       %.2f us (kinematics %.2f, collision %.2f, dynamics %.2f, solve %.2f, integration %.2f, "
+        "projection %.2f)\n",
         sum.total * us, sum.kinematics * us, sum.collision * us, sum.dynamics * us, sum.solve * us,
-        sum.integration * us);
+        sum.integration * us, sum.projection * us);
     if (maxContacts > 0) {
       std::printf("  contacts       %.1f per step on average, %d at most (%s)\n",
                   static_cast<double>(contactSum) / static_cast<double>(steps), maxContacts, wo.solver.method.c_str());
     }
+  }
+  if (!closures.empty() || !couplers.empty()) {
+    std::printf("  closures       %s, %s; largest residual during the run %.3g\n",
+                counted(closures.size(), "loop closure", "loop closures").c_str(),
+                counted(couplers.size(), "joint coupler", "joint couplers").c_str(), maxClosureResidual);
   }
   const auto warnings = world.getWarnings();
   if (!warnings.empty()) {
