@@ -713,10 +713,20 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
     }
   }
 
-  // Warm start (projected Gauss–Seidel).
+  // Islands made of bilateral rows only (closures, couplers) are solved
+  // directly whatever the method: projected Gauss–Seidel converges slowly on
+  // stiff coupled equality rows, and their Delassus block is small.
   const bool pivoting = isPivoting(opt);
-  for (auto& R : ws.rows) {
-    R.lambda = (!pivoting && opt.warmStart && R.diag > 0.0) ? R.warm : 0.0;
+  ws.islandBilateral.assign(nowner, 1);
+  for (int r = 0; r < nrows; ++r) {
+    if (ws.rows[static_cast<std::size_t>(r)].kind != RowKind::Bilateral)
+      ws.islandBilateral[static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)])] = 0;
+  }
+  // Warm start (projected Gauss–Seidel).
+  for (int r = 0; r < nrows; ++r) {
+    auto& R = ws.rows[static_cast<std::size_t>(r)];
+    const bool direct = ws.islandBilateral[static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)])] != 0;
+    R.lambda = (!pivoting && !direct && opt.warmStart && R.diag > 0.0) ? R.warm : 0.0;
     R.lambdaPosition = 0.0;
   }
   if (!pivoting && opt.warmStart) {
@@ -760,12 +770,13 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
       VectorXd& target = position ? ws.vPos : v;
       double residual = 0.0;
       bool solved = false;
-      if (pivoting && i1 - i0 <= kMaxPivotingRows) {
+      const bool direct = pivoting || ws.islandBilateral[isl] != 0;
+      if (direct && i1 - i0 <= kMaxPivotingRows) {
         int pivots = 0;
         solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots, residual);
         result.iterations += pivots;
         if (!solved) result.fallback = result.degenerate = true;
-      } else if (pivoting) {
+      } else if (direct) {
         result.fallback = true;
         result.largestTooLarge = std::max(result.largestTooLarge, i1 - i0);
       }

@@ -85,6 +85,7 @@ struct ConstraintWorkspace {
   std::vector<int> order;         // rows grouped by island, build order kept within an island
   std::vector<int> islandStart;   // islands' ranges in `order`
   std::vector<int> islandCursor;  // scratch while grouping
+  std::vector<std::uint8_t> islandBilateral;  // per island root: only bilateral rows (solved directly)
   VectorXd vPos;                  // split-impulse pseudo-velocity
   VectorXd vStar;                 // unconstrained velocities of the step
   // pivoting scratch

@@ -340,43 +340,64 @@ void setTarget(ConstraintRow& R, const LoopClosureRuntimePolicy& p, double resid
 
 }  // namespace
 
-void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
-  auto solvedHere = [](const ClosureRecord& c) {
-    return c.alive && c.policy.enabled && c.policy.dynamics == ClosureDynamicsPolicy::Solve;
-  };
-  for (auto& c : closures) {
-    c.solved = false;
-    if (!solvedHere(c)) continue;
-    closureRows(c, c.rowsAtStep.data());
-    c.originA = endpointPose(c, false);
+namespace {
+
+bool solvedInStep(const LoopClosureRuntimePolicy& p) {
+  return p.enabled && p.dynamics == ClosureDynamicsPolicy::Solve;
+}
+
+// One bilateral row J = dir·(B's motion) − dir·(A's motion); −1 when the
+// row has no terms (both sides immovable, or a vanishing Jacobian).
+int emitClosureRow(RowBuilder& B, const Anchor& a, const Anchor& b, const ClosureRow& row, int source) {
+  const int r = B.row(RowKind::Bilateral, source);
+  if (row.angular) {
+    B.angularTerm(r, b.body, row.dir, 1.0);
+    B.angularTerm(r, a.body, row.dir, -1.0);
+  } else {
+    B.pointTerm(r, b.body, row.pB, row.dir, 1.0);
+    B.pointTerm(r, a.body, row.pA, row.dir, -1.0);
   }
+  if (B.at(r).nside == 0) {
+    B.drop(r);
+    return -1;
+  }
+  auto& R = B.at(r);
+  R.lo = -kInf;
+  R.hi = kInf;
+  return r;
+}
+
+int emitCouplerRow(RowBuilder& B, const WorldImpl& w, const CouplerRecord& c, int source) {
+  const int r = B.row(RowKind::Bilateral, source);
+  B.dofTerm(r, w.couplerDof(c.follower), 1.0);
+  B.dofTerm(r, w.couplerDof(c.leader), -c.ratio);
+  auto& R = B.at(r);
+  R.lo = -kInf;
+  R.hi = kInf;
+  return r;
+}
+
+}  // namespace
+
+void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
   RowBuilder B(model, data, ws);
   for (std::uint32_t s = 0; s < closures.size(); ++s) {
     auto& c = closures[s];
-    if (!solvedHere(c)) continue;
+    c.solved = false;
+    if (!c.alive || !solvedInStep(c.policy)) continue;
     const Anchor a = anchorOf(c.frameA);
     const Anchor b = anchorOf(c.frameB);
     const int n = numResidualRows(c.family);
+    closureRows(c, c.rowsAtStep.data());
+    c.originA = endpointPose(c, false);
     c.lambda.resize(static_cast<std::size_t>(n), 0.0);
     for (int i = 0; i < n; ++i) {
-      const ClosureRow& row = c.rowsAtStep[static_cast<std::size_t>(i)];
-      const int r = B.row(RowKind::Bilateral, static_cast<int>(s));
-      if (row.angular) {
-        B.angularTerm(r, b.body, row.dir, 1.0);
-        B.angularTerm(r, a.body, row.dir, -1.0);
-      } else {
-        B.pointTerm(r, b.body, row.pB, row.dir, 1.0);
-        B.pointTerm(r, a.body, row.pA, row.dir, -1.0);
-      }
-      if (B.at(r).nside == 0) {
-        B.drop(r);
-        c.rowIndex[static_cast<std::size_t>(i)] = -1;
-        continue;
-      }
-      auto& R = B.at(r);
-      setTarget(R, c.policy, row.residual, h);
-      R.warm = c.lambda[static_cast<std::size_t>(i)];
-      c.rowIndex[static_cast<std::size_t>(i)] = r;
+      const auto ii = static_cast<std::size_t>(i);
+      const int r = emitClosureRow(B, a, b, c.rowsAtStep[ii], static_cast<int>(s));
+      c.rowIndex[ii] = r;
+      if (r < 0) continue;
+      setTarget(B.at(r), c.policy, c.rowsAtStep[ii].residual, h);
+      B.at(r).warm = c.lambda[ii];
     }
     c.solved = true;
   }
@@ -384,20 +405,107 @@ void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
     auto& c = couplers[s];
     c.solved = false;
     c.rowIndex = -1;
-    if (!c.alive || !c.policy.enabled || c.policy.dynamics != ClosureDynamicsPolicy::Solve) continue;
-    const int r = B.row(RowKind::Bilateral, static_cast<int>(s));
-    B.dofTerm(r, couplerDof(c.follower), 1.0);
-    B.dofTerm(r, couplerDof(c.leader), -c.ratio);
-    auto& R = B.at(r);
-    setTarget(R, c.policy, couplerResidual(c), h);
-    R.warm = c.lambda;
+    if (!c.alive || !solvedInStep(c.policy)) continue;
+    const int r = emitCouplerRow(B, *this, c, static_cast<int>(s));
+    setTarget(B.at(r), c.policy, couplerResidual(c), h);
+    B.at(r).warm = c.lambda;
     c.rowIndex = r;
     c.solved = true;
   }
 }
 
-void WorldImpl::publishClosureImpulses(double /*h*/) {
-  const auto& ws = constraints;
+void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, double h, VectorXd& vdot, double weight,
+                                       bool first) {
+  // Rows at q (the caches hold the stage's kinematics and articulated-body
+  // pass), their rate ṙ = J·v and the velocity-product term J̇·v from
+  // central differences of the residuals along q ⊕ ±ε·v; then the
+  // acceleration-level problem J·v̇ = −J̇·v − (2/τ)·ṙ − r/τ² with
+  // τ = h / errorReduction, solved directly.
+  auto& ws = accelerationRows;
+  for (auto& c : closures) c.solved = false;
+  ws.rows.clear();
+  ws.J.clear();
+  ws.points.clear();
+  ws.pointNormalRow.clear();
+  ws.pointFirstFriction.clear();
+  bool any = false;
+  for (auto& c : closures) {
+    if (!c.alive || !solvedInStep(c.policy)) continue;
+    any = true;
+    closureRows(c, c.rowsAtStep.data());
+    c.originA = endpointPose(c, false);
+  }
+  if (any) {
+    const double eps = 1e-4 / std::max(1.0, v.lpNorm<Eigen::Infinity>());
+    for (int side = 0; side < 2; ++side) {
+      const double sign = side == 0 ? 1.0 : -1.0;
+      for (int i = 0; i < model.nbody; ++i) {
+        const auto b = static_cast<std::size_t>(i);
+        if (model.jnt_nv[b] == 0) continue;
+        jointIntegrate(model.jnt_type[b], q.data() + model.jnt_qadr[b], v.data() + model.jnt_vadr[b], sign * eps,
+                       data.qdotk.data() + model.jnt_qadr[b]);
+      }
+      // (qdotk is free here: the stage's q̇ is computed after this call)
+      forwardKinematicsPositions(model, data.qdotk, data);
+      for (auto& c : closures) {
+        if (!c.alive || !solvedInStep(c.policy)) continue;
+        std::array<ClosureRow, 6> rows;
+        closureRows(c, rows.data());
+        for (int k = 0; k < numResidualRows(c.family); ++k)
+          c.differences[static_cast<std::size_t>(side)][static_cast<std::size_t>(k)] = rows[static_cast<std::size_t>(k)].residual;
+      }
+    }
+    fkPosAt = 0;
+    RowBuilder B(model, data, ws);
+    for (std::uint32_t s = 0; s < closures.size(); ++s) {
+      auto& c = closures[s];
+      c.solved = false;
+      if (!c.alive || !solvedInStep(c.policy)) continue;
+      const Anchor a = anchorOf(c.frameA);
+      const Anchor b = anchorOf(c.frameB);
+      const double tau = c.policy.errorReduction > 0.0 ? h / c.policy.errorReduction : 0.0;
+      for (int i = 0; i < numResidualRows(c.family); ++i) {
+        const auto ii = static_cast<std::size_t>(i);
+        const double r = c.rowsAtStep[ii].residual;
+        const double plus = c.differences[0][ii];
+        const double minus = c.differences[1][ii];
+        const double rate = (plus - minus) / (2.0 * eps);
+        const double bias = (plus + minus - 2.0 * r) / (eps * eps);
+        const int row = emitClosureRow(B, a, b, c.rowsAtStep[ii], static_cast<int>(s));
+        c.rowIndex[ii] = row;
+        if (row < 0) continue;
+        auto& R = B.at(row);
+        R.rhs = -bias - (tau > 0.0 ? 2.0 * rate / tau + r / (tau * tau) : 0.0);
+        R.compliance = -kBilateralRegularization;
+      }
+      c.solved = true;
+    }
+  }
+  RowBuilder B(model, data, ws);
+  for (std::uint32_t s = 0; s < couplers.size(); ++s) {
+    auto& c = couplers[s];
+    c.solved = false;
+    c.rowIndex = -1;
+    if (!c.alive || !solvedInStep(c.policy)) continue;
+    const double tau = c.policy.errorReduction > 0.0 ? h / c.policy.errorReduction : 0.0;
+    const auto bl = static_cast<std::size_t>(linkBody[c.leader]);
+    const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
+    const double r = q[model.jnt_qadr[bf]] - c.ratio * q[model.jnt_qadr[bl]] - c.offset;
+    const double rate = v[model.jnt_vadr[bf]] - c.ratio * v[model.jnt_vadr[bl]];
+    const int row = emitCouplerRow(B, *this, c, static_cast<int>(s));
+    auto& R = B.at(row);
+    R.rhs = tau > 0.0 ? -2.0 * rate / tau - r / (tau * tau) : 0.0;
+    R.compliance = -kBilateralRegularization;
+    c.rowIndex = row;
+    c.solved = true;
+  }
+  if (ws.rows.empty()) return;
+  const ConstraintResult result = solveRows(model, data, directSolverOptions, vdot, ws);
+  if (result.degenerate) warn("the closure rows of an RK4 stage were degenerate; projected Gauss-Seidel solved them");
+  publishClosureImpulses(ws, weight, !first);
+}
+
+void WorldImpl::publishClosureImpulses(const ConstraintWorkspace& ws, double weight, bool accumulate) {
   for (auto& c : closures) {
     if (!c.alive || !c.solved) continue;
     const int n = numResidualRows(c.family);
@@ -407,7 +515,7 @@ void WorldImpl::publishClosureImpulses(double /*h*/) {
       const auto ii = static_cast<std::size_t>(i);
       const int r = c.rowIndex[ii];
       const double lam = r < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(r)].lambda;
-      c.lambda[ii] = lam;
+      if (!accumulate && weight == 1.0) c.lambda[ii] = lam;
       if (lam == 0.0) continue;
       const ClosureRow& row = c.rowsAtStep[ii];
       if (row.angular) {
@@ -417,13 +525,16 @@ void WorldImpl::publishClosureImpulses(double /*h*/) {
         torque += lam * (row.pB - c.originA.p).cross(row.dir);
       }
     }
-    c.impulse.head<3>() = c.originA.R.transpose() * torque;
-    c.impulse.tail<3>() = c.originA.R.transpose() * force;
+    Vector6d impulse;
+    impulse.head<3>() = weight * (c.originA.R.transpose() * torque);
+    impulse.tail<3>() = weight * (c.originA.R.transpose() * force);
+    c.impulse = accumulate ? Vector6d(c.impulse + impulse) : impulse;
   }
   for (auto& c : couplers) {
     if (!c.alive || !c.solved) continue;
-    c.impulse = c.rowIndex < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(c.rowIndex)].lambda;
-    c.lambda = c.impulse;
+    const double lam = c.rowIndex < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(c.rowIndex)].lambda;
+    if (!accumulate && weight == 1.0) c.lambda = lam;
+    c.impulse = accumulate ? c.impulse + weight * lam : weight * lam;
   }
 }
 
@@ -650,7 +761,7 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
                              : "no convergence in " + std::to_string(maxIterations) + " iterations; residual " +
                                    std::to_string(norm) + " > tolerance " + std::to_string(tolerance);
   }
-  if (opts.projectVelocities && !afterStep) {
+  if (opts.projectVelocities) {
     // v_F ← v_F − J_Fᵀ(J_F J_Fᵀ + εI)⁻¹ J v over the free coordinates F
     // (J at the final q; locked coordinates keep their velocities).
     P.Jf = P.J;

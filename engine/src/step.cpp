@@ -233,17 +233,20 @@ void WorldImpl::stepOnce() {
         positionVelocity = &data.vk;
       }
       publishContacts();
-      publishClosureImpulses(h);
+      publishClosureImpulses(constraints, 1.0, false);
     }
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
     integratePositions(model, data.q0, *positionVelocity, h, state.q);
     rotateIntoNewFrame(model, *positionVelocity, h, state.v);
   } else {
-    if (constrained && !warnedRk4Constraints) {
+    const bool closuresInDynamics = anyDynamicClosures();
+    const bool otherConstraints = model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
+                                  !model.frictionDofs.empty();
+    if (otherConstraints && !warnedRk4Constraints) {
       warn(
-          "the RungeKutta4 integrator ignores contacts, joint limits, joint friction and the dynamic rows of loop "
-          "closures and couplers; use SemiImplicitEuler");
+          "the RungeKutta4 integrator ignores contacts, joint limits and joint friction (loop closures and couplers "
+          "are solved); use SemiImplicitEuler");
       warnedRk4Constraints = true;
     }
     // Classical RK4 on (q, v) with q̇ = G(q) v; passive forces explicit.
@@ -266,6 +269,7 @@ void WorldImpl::stepOnce() {
       if (model.anyVaryingMotionSubspace) forwardKinematicsVelocities(model, data.qk, data.vk, data);
       const auto tk = Clock::now();
       computeForwardDynamicsAll(data.qk, data.vk, false, state.vdot);
+      if (closuresInDynamics) constrainAccelerations(data.qk, data.vk, h, state.vdot, kWeight[s] * h, s == 0);
       positionDerivative(model, data.qk, data.vk, data.qdotk);
       data.dq += kWeight[s] * data.qdotk;
       data.dv += kWeight[s] * state.vdot;
@@ -299,7 +303,7 @@ void WorldImpl::stepOnce() {
     contacts.clear();
   }
 
-  if (!constrained || options.integrator != Integrator::SemiImplicitEuler || diagnostics.failed) {
+  if (diagnostics.failed || (!constrained && options.integrator == Integrator::SemiImplicitEuler)) {
     for (auto& c : closures) c.solved = false;
     for (auto& c : couplers) c.solved = false;
   }
@@ -308,7 +312,8 @@ void WorldImpl::stepOnce() {
   if (!diagnostics.failed && (!closures.empty() || !couplers.empty())) {
     projection.lockedBodies.clear();
     ClosureProjectionOptions po;
-    po.projectVelocities = false;
+    // RK4 rows act on accelerations: the velocities are projected as well.
+    po.projectVelocities = options.integrator == Integrator::RungeKutta4;
     const ClosureProjectionResult pr = project(po, true, true);
     if (!pr.success) warn("closure projection after the step failed: " + pr.message);
   }

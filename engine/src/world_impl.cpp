@@ -147,7 +147,9 @@ void validateInertia(const Inertia& in, const std::string& where, bool requirePo
   }
 }
 
-WorldImpl::WorldImpl(World* s, const WorldOptions& o) : self(s), options(o) {}
+WorldImpl::WorldImpl(World* s, const WorldOptions& o) : self(s), options(o) {
+  directSolverOptions.method = "direct-pivoting";
+}
 
 void WorldImpl::requireDesignMode(const char* what) const {
   if (simulation) {

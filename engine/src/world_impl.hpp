@@ -119,6 +119,7 @@ struct ClosureRecord {
   std::vector<double> lambda;           // row impulses (warm start)
   std::array<ClosureRow, 6> rowsAtStep;
   std::array<int, 6> rowIndex{};  // constraint row of each residual row, −1 if dropped
+  std::array<std::array<double, 6>, 2> differences{};  // RK4: residuals at q ⊕ ±ε·v
   SE3 originA;                    // endpoint A at the step
 };
 
@@ -187,6 +188,8 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> closureNames;
   std::map<std::string, std::uint32_t> couplerNames;
   ProjectionWorkspace projection;
+  ConstraintWorkspace accelerationRows;        // RK4: closure rows of a stage
+  ConstraintSolverOptions directSolverOptions;  // RK4: options of the stage solve (direct method)
 
   // Compiled model and runtime state.
   Model model;
@@ -287,7 +290,14 @@ class WorldImpl {
   void validateClosures() const;
   bool anyDynamicClosures() const;
   void addClosureRows(ConstraintWorkspace& ws, double h);  // after buildStandardRows
-  void publishClosureImpulses(double h);
+  // RK4 stages: closure and coupler rows at the acceleration level, solved
+  // into vdot (after the stage's articulated-body pass); the stage's force,
+  // times `weight` (h × the stage weight), is added to the reported impulses.
+  void constrainAccelerations(const VectorXd& q, const VectorXd& v, double h, VectorXd& vdot, double weight,
+                              bool first);
+  // Impulses of the solved closures from the row impulses of `ws`, times
+  // `weight`, replacing or adding to the stored ones.
+  void publishClosureImpulses(const ConstraintWorkspace& ws, double weight, bool accumulate);
   // Projection of the closures/couplers selected by `afterStep` (policy
   // projectAfterStep) or all with kinematics = Project.
   // projection.lockedBodies lists the bodies to hold.
