@@ -8,6 +8,8 @@ namespace articula::detail {
 
 // Forward kinematics, position level. Reads q. Writes X_PB, X_WB, S.
 void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d);
+// The same over bodies [b0, b1) (whole trees: an owner's contiguous range).
+void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d, int b0, int b1);
 // Velocity level. Reads q, v, X_PB, S. Writes V, Sdot, cJ.
 void forwardKinematicsVelocities(const Model& m, const VectorXd& q, const VectorXd& v, Data& d);
 // Acceleration level. Reads v, vdot, X_PB, V, S, cJ. Writes A (no gravity).

@@ -194,8 +194,12 @@ inline void composePose(const double* RW, const double* pW, const double* R, con
 
 }  // namespace
 
-[[gnu::flatten]] void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d) {
-  for (int i = 0; i < m.nbody; ++i) {
+void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d) {
+  forwardKinematicsPositions(m, q, d, 0, m.nbody);
+}
+
+[[gnu::flatten]] void forwardKinematicsPositions(const Model& m, const VectorXd& q, Data& d, int b0, int b1) {
+  for (int i = b0; i < b1; ++i) {
     const auto b = static_cast<std::size_t>(i);
     const double* qi = q.data() + m.jnt_qadr[b];
     const Data::JointPoseCache& jc = d.jointPose[b];

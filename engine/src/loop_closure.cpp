@@ -546,7 +546,7 @@ namespace {
 // J_row += sign · (Jacobian of dir·v(p) or dir·ω of `body`), world spatial
 // columns [ω; v at the world origin] of every DoF supporting the body.
 void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, const Vector3d& dir,
-                     const Vector3d& p, double sign, MatrixXd& J, int row) {
+                     const Vector3d& p, double sign, const std::vector<int>& colOf, MatrixXd& J, int row) {
   if (body < 0) return;
   const Vector3d mom = p.cross(dir);
   for (int b = body; b >= 0; b = m.body_parent[static_cast<std::size_t>(b)]) {
@@ -555,7 +555,7 @@ void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, cons
     for (int k = 0; k < m.jnt_nv[bi]; ++k) {
       const Vector6d col = d.X_WB[bi].actMotion(d.S.col(va + k));
       const double value = angular ? dir.dot(col.head<3>()) : dir.dot(col.tail<3>()) + mom.dot(col.head<3>());
-      J(row, va + k) += sign * value;
+      J(row, colOf[static_cast<std::size_t>(va + k)]) += sign * value;
     }
   }
 }
@@ -566,88 +566,61 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
                                            bool onlyIfViolated) {
   ensureModel();
   ClosureProjectionResult result;
+  result.success = true;
   auto included = [&](const LoopClosureRuntimePolicy& p) {
     return p.enabled && p.kinematics == ClosureKinematicsPolicy::Project && (!afterStep || p.projectAfterStep);
   };
-  int m = 0;
-  double tolerance = opts.tolerance;
-  int maxIterations = opts.maxIterations;
-  bool first = true;
-  for (const auto& c : closures) {
-    if (!c.alive || !included(c.policy)) continue;
-    m += numResidualRows(c.family);
-    if (afterStep || onlyIfViolated) {
-      tolerance = first ? c.policy.tolerance : std::min(tolerance, c.policy.tolerance);
-      maxIterations = first ? c.policy.maxIterations : std::max(maxIterations, c.policy.maxIterations);
-      first = false;
-    }
-  }
-  for (const auto& c : couplers) {
-    if (!c.alive || !included(c.policy)) continue;
-    ++m;
-    if (afterStep || onlyIfViolated) {
-      tolerance = first ? c.policy.tolerance : std::min(tolerance, c.policy.tolerance);
-      maxIterations = first ? c.policy.maxIterations : std::max(maxIterations, c.policy.maxIterations);
-      first = false;
-    }
-  }
-  result.rows = m;
-  if (m == 0) {
-    result.success = true;
-    return result;
-  }
-  const int nv = model.nv;
   auto& P = projection;
-  P.J.resize(m, nv);
-  P.r.resize(m);
-  P.rTrial.resize(m);
+  const auto nowner = model.owner_kind.size();
+  auto ownerOfBody = [&](int body) { return body < 0 ? -1 : model.body_owner[static_cast<std::size_t>(body)]; };
+
+  // Items (closures and couplers taking part) and the mechanisms they form:
+  // trees connected by items, projected one at a time.
+  P.items.clear();
+  for (std::uint32_t s = 0; s < closures.size(); ++s) {
+    const auto& c = closures[s];
+    if (!c.alive || !included(c.policy)) continue;
+    P.items.push_back({false, s, numResidualRows(c.family), ownerOfBody(anchorOf(c.frameA).body),
+                       ownerOfBody(anchorOf(c.frameB).body)});
+  }
+  for (std::uint32_t s = 0; s < couplers.size(); ++s) {
+    const auto& c = couplers[s];
+    if (!c.alive || !included(c.policy)) continue;
+    P.items.push_back({true, s, 1, ownerOfBody(linkBody[c.leader]), ownerOfBody(linkBody[c.follower])});
+  }
+  if (P.items.empty()) return result;
+  P.ownerParent.resize(nowner);
+  for (std::size_t o = 0; o < nowner; ++o) P.ownerParent[o] = static_cast<int>(o);
+  auto find = [&](int o) {
+    while (P.ownerParent[static_cast<std::size_t>(o)] != o) {
+      auto& up = P.ownerParent[static_cast<std::size_t>(o)];
+      up = P.ownerParent[static_cast<std::size_t>(up)];
+      o = up;
+    }
+    return o;
+  };
+  for (const auto& it : P.items) {
+    if (it.ownerA >= 0 && it.ownerB >= 0) {
+      const int x = find(it.ownerA);
+      const int y = find(it.ownerB);
+      if (x != y) P.ownerParent[static_cast<std::size_t>(std::max(x, y))] = std::min(x, y);
+    }
+  }
+  P.componentOfRoot.assign(nowner, -1);
+  int ncomp = 0;
+  for (auto& it : P.items) {
+    const int root = find(it.ownerA >= 0 ? it.ownerA : it.ownerB);
+    auto& c = P.componentOfRoot[static_cast<std::size_t>(root)];
+    if (c < 0) c = ncomp++;
+    it.component = c;
+  }
+
+  const int nv = model.nv;
   P.mask.setOnes(nv);
   for (const int body : P.lockedBodies) {
     const auto b = static_cast<std::size_t>(body);
     P.mask.segment(model.jnt_vadr[b], model.jnt_nv[b]).setZero();
   }
-
-  // Residual (and Jacobian) at q, with kinematics computed here.
-  auto evaluate = [&](const VectorXd& q, VectorXd& r, bool jacobian) {
-    forwardKinematicsPositions(model, q, data);
-    if (jacobian) P.J.setZero();
-    int row = 0;
-    for (const auto& c : closures) {
-      if (!c.alive || !included(c.policy)) continue;
-      const int n = numResidualRows(c.family);
-      std::array<ClosureRow, 6> rows;
-      closureRows(c, rows.data());
-      const Anchor a = anchorOf(c.frameA);
-      const Anchor b = anchorOf(c.frameB);
-      for (int i = 0; i < n; ++i, ++row) {
-        const ClosureRow& cr = rows[static_cast<std::size_t>(i)];
-        r[row] = cr.residual;
-        if (!jacobian) continue;
-        addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.J, row);
-        addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.J, row);
-      }
-    }
-    for (const auto& c : couplers) {
-      if (!c.alive || !included(c.policy)) continue;
-      const auto bl = static_cast<std::size_t>(linkBody[c.leader]);
-      const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
-      r[row] = q[model.jnt_qadr[bf]] - c.ratio * q[model.jnt_qadr[bl]] - c.offset;
-      if (jacobian) {
-        P.J(row, model.jnt_vadr[bf]) += 1.0;
-        P.J(row, model.jnt_vadr[bl]) -= c.ratio;
-      }
-      ++row;
-    }
-  };
-  auto step = [&](const VectorXd& q, const VectorXd& dq, VectorXd& out) {
-    out = q;
-    for (int i = 0; i < model.nbody; ++i) {
-      const auto b = static_cast<std::size_t>(i);
-      if (model.jnt_nv[b] == 0) continue;
-      jointIntegrate(model.jnt_type[b], q.data() + model.jnt_qadr[b], dq.data() + model.jnt_vadr[b], 1.0,
-                     out.data() + model.jnt_qadr[b]);
-    }
-  };
   auto limitOf = [&](int dof, bool upper) {
     return upper ? model.dof_upperLimit[dof] : model.dof_lowerLimit[dof];
   };
@@ -655,129 +628,231 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
     const auto b = static_cast<std::size_t>(model.dof_body[static_cast<std::size_t>(dof)]);
     return model.jnt_qadr[b] + (dof - model.jnt_vadr[b]);
   };
-
   VectorXd& q = state.q;
-  P.qStart = q;
-  if (opts.respectLimits) {
-    for (const int dof : model.limitDofs) {
-      if (P.mask[dof] == 0.0) continue;
-      const int qi = qIndex(dof);
-      q[qi] = std::clamp(q[qi], limitOf(dof, false), limitOf(dof, true));
+  double initialSquared = 0.0;
+  double finalSquared = 0.0;
+  bool moved = false;
+  P.colOf.assign(static_cast<std::size_t>(nv), -1);
+
+  for (int comp = 0; comp < ncomp; ++comp) {
+    // The component's trees, coordinates (local columns) and rows.
+    P.owners.clear();
+    for (std::size_t o = 0; o < nowner; ++o) {
+      const int root = find(static_cast<int>(o));
+      if (P.componentOfRoot[static_cast<std::size_t>(root)] == comp) P.owners.push_back(static_cast<int>(o));
     }
-  }
-  evaluate(q, P.r, true);
-  double norm = P.r.norm();
-  result.initialResidual = norm;
-  if (onlyIfViolated) {
-    // Only when some closure exceeds its own tolerance.
-    bool violated = false;
-    int row = 0;
-    for (const auto& c : closures) {
-      if (!c.alive || !included(c.policy)) continue;
-      const int n = numResidualRows(c.family);
-      violated = violated || P.r.segment(row, n).norm() > c.policy.tolerance;
-      row += n;
+    P.columns.clear();
+    for (const int o : P.owners) {
+      const auto oo = static_cast<std::size_t>(o);
+      for (int k = 0; k < model.owner_nv[oo]; ++k) {
+        P.colOf[static_cast<std::size_t>(model.owner_vadr[oo] + k)] = static_cast<int>(P.columns.size());
+        P.columns.push_back(model.owner_vadr[oo] + k);
+      }
     }
-    for (const auto& c : couplers) {
-      if (!c.alive || !included(c.policy)) continue;
-      violated = violated || std::abs(P.r[row]) > c.policy.tolerance;
-      ++row;
+    const int n = static_cast<int>(P.columns.size());
+    int m = 0;
+    double tolerance = opts.tolerance;
+    int maxIterations = opts.maxIterations;
+    bool first = true;
+    for (const auto& it : P.items) {
+      if (it.component != comp) continue;
+      m += it.rows;
+      if (afterStep || onlyIfViolated) {
+        const auto& pol = it.coupler ? couplers[it.slot].policy : closures[it.slot].policy;
+        tolerance = first ? pol.tolerance : std::min(tolerance, pol.tolerance);
+        maxIterations = first ? pol.maxIterations : std::max(maxIterations, pol.maxIterations);
+        first = false;
+      }
+    }
+    result.rows += m;
+    P.J.resize(m, n);
+    P.r.resize(m);
+    P.rTrial.resize(m);
+
+    auto kinematics = [&](const VectorXd& qq) {
+      for (const int o : P.owners) {
+        const auto oo = static_cast<std::size_t>(o);
+        forwardKinematicsPositions(model, qq, data, model.owner_bodyadr[oo],
+                                   model.owner_bodyadr[oo] + model.owner_nbody[oo]);
+      }
+    };
+    // Residual (and Jacobian over the local columns) at qq.
+    auto evaluate = [&](const VectorXd& qq, VectorXd& r, bool jacobian) {
+      kinematics(qq);
+      if (jacobian) P.J.setZero();
+      int row = 0;
+      for (const auto& it : P.items) {
+        if (it.component != comp) continue;
+        if (it.coupler) {
+          const auto& c = couplers[it.slot];
+          const auto bl = static_cast<std::size_t>(linkBody[c.leader]);
+          const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
+          r[row] = qq[model.jnt_qadr[bf]] - c.ratio * qq[model.jnt_qadr[bl]] - c.offset;
+          if (jacobian) {
+            P.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bf])]) += 1.0;
+            P.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bl])]) -= c.ratio;
+          }
+          ++row;
+          continue;
+        }
+        const auto& c = closures[it.slot];
+        std::array<ClosureRow, 6> rows;
+        closureRows(c, rows.data());
+        const Anchor a = anchorOf(c.frameA);
+        const Anchor b = anchorOf(c.frameB);
+        for (int i = 0; i < it.rows; ++i, ++row) {
+          const ClosureRow& cr = rows[static_cast<std::size_t>(i)];
+          r[row] = cr.residual;
+          if (!jacobian) continue;
+          addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.colOf, P.J, row);
+          addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.colOf, P.J, row);
+        }
+      }
+    };
+    auto step = [&](const VectorXd& qq, const VectorXd& dq, VectorXd& out) {
+      // out = qq ⊕ dq over the component's trees (dq over local columns).
+      for (const int o : P.owners) {
+        const auto oo = static_cast<std::size_t>(o);
+        out.segment(model.owner_qadr[oo], model.owner_nq[oo]) = qq.segment(model.owner_qadr[oo], model.owner_nq[oo]);
+        for (int i = model.owner_bodyadr[oo]; i < model.owner_bodyadr[oo] + model.owner_nbody[oo]; ++i) {
+          const auto bi = static_cast<std::size_t>(i);
+          if (model.jnt_nv[bi] == 0) continue;
+          const int col = P.colOf[static_cast<std::size_t>(model.jnt_vadr[bi])];
+          jointIntegrate(model.jnt_type[bi], qq.data() + model.jnt_qadr[bi], dq.data() + col, 1.0,
+                         out.data() + model.jnt_qadr[bi]);
+        }
+      }
+    };
+
+    P.qStart = q;
+    if (opts.respectLimits) {
+      for (const int dof : model.limitDofs) {
+        if (P.colOf[static_cast<std::size_t>(dof)] < 0 || P.mask[dof] == 0.0) continue;
+        const int qi = qIndex(dof);
+        q[qi] = std::clamp(q[qi], limitOf(dof, false), limitOf(dof, true));
+      }
+    }
+    evaluate(q, P.r, true);
+    double norm = P.r.norm();
+    initialSquared += norm * norm;
+    bool violated = !onlyIfViolated;
+    if (onlyIfViolated) {
+      // Only when some item exceeds its own tolerance.
+      int row = 0;
+      for (const auto& it : P.items) {
+        if (it.component != comp) continue;
+        const auto& pol = it.coupler ? couplers[it.slot].policy : closures[it.slot].policy;
+        violated = violated || P.r.segment(row, it.rows).norm() > pol.tolerance;
+        row += it.rows;
+      }
     }
     if (!violated) {
       q = P.qStart;
-      result.success = true;
-      result.finalResidual = norm;
-      fkPosAt = 0;
-      return result;
-    }
-  }
-
-  double mu = 0.0;
-  int it = 0;
-  bool stalled = false;
-  while (norm > tolerance && it < maxIterations && !stalled) {
-    ++it;
-    P.dq.setZero(nv);
-    P.vFix.setZero(nv);
-    double scale = 1.0;
-    // Minimum-norm damped step dq = −Jᵀ(JJᵀ + μI)⁻¹ r. Coordinates that
-    // would leave their limits are clamped at the limit (their columns
-    // leave J, their fixed change moves to the right-hand side) and the
-    // rest is solved again.
-    for (int pass = 0; pass < 8; ++pass) {
-      P.Jf = P.J;
-      P.y = P.r;
-      for (int k = 0; k < nv; ++k) {
-        if (P.mask[k] == 0.0) P.Jf.col(k).setZero();
-        if (P.vFix[k] == 0.0) continue;
-        P.y.noalias() += P.J.col(k) * P.dq[k];
-        P.Jf.col(k).setZero();
-      }
-      P.JJ.noalias() = P.Jf * P.Jf.transpose();
-      scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
-      mu = std::max(mu, 1e-14 * scale);
-      P.JJ.diagonal().array() += mu;
-      P.llt.compute(P.JJ);
-      P.z = P.llt.solve(P.y);
-      for (int k = 0; k < nv; ++k)
-        if (P.vFix[k] == 0.0) P.dq[k] = -P.Jf.col(k).dot(P.z);
-      bool clampedMore = false;
-      if (opts.respectLimits) {
-        for (const int dof : model.limitDofs) {
-          if (P.mask[dof] == 0.0 || P.vFix[dof] != 0.0) continue;
-          const int qi = qIndex(dof);
-          const double target = q[qi] + P.dq[dof];
-          const double lo = limitOf(dof, false);
-          const double hi = limitOf(dof, true);
-          if (target > hi || target < lo) {
-            P.dq[dof] = (target > hi ? hi : lo) - q[qi];
-            P.vFix[dof] = 1.0;
-            clampedMore = true;
+      finalSquared += norm * norm;
+    } else {
+      moved = true;
+      double mu = 0.0;
+      int iterations = 0;
+      bool stalled = false;
+      P.qTrial = q;
+      while (norm > tolerance && iterations < maxIterations && !stalled) {
+        ++iterations;
+        // Minimum-norm damped step dq = −Jᵀ(JJᵀ + μI)⁻¹ r. Coordinates that
+        // would leave their limits are clamped at the limit (their columns
+        // leave J, their fixed change moves to the right-hand side) and the
+        // rest is solved again.
+        P.dq.setZero(n);
+        P.vFix.setZero(n);
+        double scale = 1.0;
+        for (int pass = 0; pass < 8; ++pass) {
+          P.Jf = P.J;
+          P.y = P.r;
+          for (int k = 0; k < n; ++k) {
+            if (P.mask[P.columns[static_cast<std::size_t>(k)]] == 0.0) P.Jf.col(k).setZero();
+            if (P.vFix[k] == 0.0) continue;
+            P.y.noalias() += P.J.col(k) * P.dq[k];
+            P.Jf.col(k).setZero();
           }
+          P.JJ.noalias() = P.Jf * P.Jf.transpose();
+          scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
+          mu = std::max(mu, 1e-14 * scale);
+          P.JJ.diagonal().array() += mu;
+          P.llt.compute(P.JJ);
+          P.z = P.llt.solve(P.y);
+          for (int k = 0; k < n; ++k)
+            if (P.vFix[k] == 0.0) P.dq[k] = -P.Jf.col(k).dot(P.z);
+          bool clampedMore = false;
+          if (opts.respectLimits) {
+            for (const int dof : model.limitDofs) {
+              const int k = P.colOf[static_cast<std::size_t>(dof)];
+              if (k < 0 || P.mask[dof] == 0.0 || P.vFix[k] != 0.0) continue;
+              const int qi = qIndex(dof);
+              const double target = q[qi] + P.dq[k];
+              const double lo = limitOf(dof, false);
+              const double hi = limitOf(dof, true);
+              if (target > hi || target < lo) {
+                P.dq[k] = (target > hi ? hi : lo) - q[qi];
+                P.vFix[k] = 1.0;
+                clampedMore = true;
+              }
+            }
+          }
+          if (!clampedMore) break;
+        }
+        step(q, P.dq, P.qTrial);
+        evaluate(P.qTrial, P.rTrial, false);
+        const double trial = P.rTrial.norm();
+        if (trial < norm) {
+          for (const int o : P.owners) {
+            const auto oo = static_cast<std::size_t>(o);
+            q.segment(model.owner_qadr[oo], model.owner_nq[oo]) =
+                P.qTrial.segment(model.owner_qadr[oo], model.owner_nq[oo]);
+          }
+          mu = std::max(0.1 * mu, 1e-14 * scale);
+          evaluate(q, P.r, true);
+          norm = P.r.norm();
+        } else {
+          mu = std::max(10.0 * mu, 1e-8 * scale);
+          if (mu > 1e12 * scale) stalled = true;
+          evaluate(q, P.r, true);
         }
       }
-      if (!clampedMore) break;
+      result.iterations = std::max(result.iterations, iterations);
+      finalSquared += norm * norm;
+      if (norm > tolerance && result.success) {
+        result.success = false;
+        result.message = stalled ? "the residual stopped decreasing at " + std::to_string(norm) +
+                                       " (the closures cannot be satisfied from here with the free coordinates)"
+                                 : "no convergence in " + std::to_string(maxIterations) + " iterations; residual " +
+                                       std::to_string(norm) + " > tolerance " + std::to_string(tolerance);
+      }
+      if (opts.projectVelocities) {
+        // v_F ← v_F − J_Fᵀ(J_F J_Fᵀ + εI)⁻¹ J v over the free coordinates F
+        // (J at the final q; locked coordinates keep their velocities).
+        P.Jf = P.J;
+        P.vLocal.resize(n);
+        for (int k = 0; k < n; ++k) {
+          const int dof = P.columns[static_cast<std::size_t>(k)];
+          P.vLocal[k] = state.v[dof];
+          if (P.mask[dof] == 0.0) P.Jf.col(k).setZero();
+        }
+        P.JJ.noalias() = P.Jf * P.Jf.transpose();
+        const double vscale = std::max(1.0, P.JJ.diagonal().maxCoeff());
+        P.JJ.diagonal().array() += 1e-13 * vscale;
+        P.llt.compute(P.JJ);
+        P.y.noalias() = P.J * P.vLocal;
+        P.z = P.llt.solve(P.y);
+        P.vLocal.noalias() -= P.Jf.transpose() * P.z;
+        for (int k = 0; k < n; ++k) state.v[P.columns[static_cast<std::size_t>(k)]] = P.vLocal[k];
+        touchVelocities();
+      }
     }
-    step(q, P.dq, P.qTrial);
-    evaluate(P.qTrial, P.rTrial, false);
-    const double trial = P.rTrial.norm();
-    if (trial < norm) {
-      q = P.qTrial;
-      mu = std::max(0.1 * mu, 1e-14 * scale);
-      evaluate(q, P.r, true);
-      norm = P.r.norm();
-    } else {
-      mu = std::max(10.0 * mu, 1e-8 * scale);
-      if (mu > 1e12 * scale) stalled = true;
-      evaluate(q, P.r, true);
-    }
+    for (const int dof : P.columns) P.colOf[static_cast<std::size_t>(dof)] = -1;
   }
-  result.iterations = it;
-  result.finalResidual = norm;
-  result.success = norm <= tolerance;
-  if (!result.success) {
-    result.message = stalled ? "the residual stopped decreasing at " + std::to_string(norm) +
-                                   " (the closures cannot be satisfied from here with the free coordinates)"
-                             : "no convergence in " + std::to_string(maxIterations) + " iterations; residual " +
-                                   std::to_string(norm) + " > tolerance " + std::to_string(tolerance);
-  }
-  if (opts.projectVelocities) {
-    // v_F ← v_F − J_Fᵀ(J_F J_Fᵀ + εI)⁻¹ J v over the free coordinates F
-    // (J at the final q; locked coordinates keep their velocities).
-    P.Jf = P.J;
-    for (int k = 0; k < nv; ++k)
-      if (P.mask[k] == 0.0) P.Jf.col(k).setZero();
-    P.JJ.noalias() = P.Jf * P.Jf.transpose();
-    const double scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
-    P.JJ.diagonal().array() += 1e-13 * scale;
-    P.llt.compute(P.JJ);
-    P.y.noalias() = P.J * state.v;
-    P.z = P.llt.solve(P.y);
-    state.v.noalias() -= P.Jf.transpose() * P.z;
-    touchVelocities();
-  }
-  touchPositions();
-  fkPosAt = 0;
+  result.initialResidual = std::sqrt(initialSquared);
+  result.finalResidual = std::sqrt(finalSquared);
+  if (moved) touchPositions();
+  fkPosAt = 0;  // the caches hold the last evaluated trees
   return result;
 }
 

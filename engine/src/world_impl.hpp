@@ -147,8 +147,17 @@ struct Anchor {
 
 // Scratch of the kinematic projection (sized on demand, reused).
 struct ProjectionWorkspace {
-  MatrixXd J, Jf, JJ;
-  VectorXd r, rTrial, y, z, dq, qTrial, qStart, mask, vFix;
+  struct Item {
+    bool coupler = false;
+    std::uint32_t slot = 0;
+    int rows = 0;
+    int ownerA = -1, ownerB = -1;  // trees of the two sides (−1: the world)
+    int component = -1;            // mechanism (trees connected by items)
+  };
+  std::vector<Item> items;
+  std::vector<int> ownerParent, componentOfRoot, owners, columns, colOf;
+  MatrixXd J, Jf, JJ;  // over one component's rows and coordinates
+  VectorXd r, rTrial, y, z, dq, vLocal, qTrial, qStart, mask, vFix;
   std::vector<int> lockedBodies;  // bodies whose joint coordinates are held
   Eigen::LLT<MatrixXd> llt;
 };

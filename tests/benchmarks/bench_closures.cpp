@@ -1,10 +1,12 @@
 // Closed chains: one crank-rocker four-bar, ten four-bars in one world, a
 // slider-crank and a gear pair (joint coupler). Each scene runs 1 s to
 // warm up, then steps are timed with the world's stage timers (mean µs per
-// step: dynamics, constraint solve, post-step projection, total) for the
-// default policy (bilateral rows + projection after the step), Baumgarte
-// rows only, and both solver methods. A last table times the assembly of
-// an open four-bar by projectClosures.
+// step: dynamics, constraint solve, post-step projection, total) with
+// semi-implicit Euler (both solver methods) and RK4, each with the default
+// policy (rows + projection after the step) and with Baumgarte rows only;
+// the largest residual and the energy error (relative to the largest
+// kinetic energy of the run) are reported next to the times. A last line
+// times the assembly of an open four-bar by projectClosures.
 //
 //   articula-bench-closures [--quick]
 #include "builtin_scenes.hpp"
@@ -64,29 +66,46 @@ int main(int argc, char** argv) {
       {"gear-pair", [](World& w) { scenes::buildScene(w, "gear-pair"); }},
   };
   std::printf("Closed chains, dt = 1 ms, %d timed steps after 1 s\n\n", steps);
-  std::printf("| scene | solver | stabilization | dynamics µs | solve µs | projection µs | total µs/step | max residual |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|---:|\n");
+  struct Config {
+    const char* label;
+    Integrator integrator;
+    const char* method;
+  };
+  const Config configs[] = {{"SI-Euler, PGS", Integrator::SemiImplicitEuler, "projected-gauss-seidel"},
+                            {"SI-Euler, pivoting", Integrator::SemiImplicitEuler, "direct-pivoting"},
+                            {"RK4", Integrator::RungeKutta4, "direct-pivoting"}};
+  std::printf(
+      "| scene | integrator, solver | stabilization | dynamics µs | solve µs | projection µs | total µs/step | max "
+      "residual | energy error |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& scene : scenes) {
-    for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
+    for (const auto& config : configs) {
       for (const bool project : {true, false}) {
         World w;
         scene.build(w);
         WorldOptions o = w.getOptions();
-        o.solver.method = method;
+        o.integrator = config.integrator;
+        o.solver.method = config.method;
         w.setOptions(o);
         setProjectAfterStep(w, project);
         w.step(1000);
         StepTimings sum;
         double residual = 0.0;
+        const double e0 = w.computeKineticEnergy() + w.computePotentialEnergy();
+        double maxKinetic = 0.0;
+        double maxError = 0.0;
         for (int k = 0; k < steps; ++k) {
           w.step();
           sum += w.getLastStepTimings();
           residual = std::max(residual, maxResidual(w));
+          const double kinetic = w.computeKineticEnergy();
+          maxKinetic = std::max(maxKinetic, kinetic);
+          maxError = std::max(maxError, std::abs(kinetic + w.computePotentialEnergy() - e0));
         }
         const double us = 1e6 / steps;
-        std::printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.1e |\n", scene.name, method,
+        std::printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.1e | %.2g %% |\n", scene.name, config.label,
                     project ? "rows + projection" : "Baumgarte rows", sum.dynamics * us, sum.solve * us,
-                    sum.projection * us, sum.total * us, residual);
+                    sum.projection * us, sum.total * us, residual, 100.0 * maxError / std::max(maxKinetic, 1e-300));
       }
     }
   }
