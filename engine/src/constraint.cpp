@@ -19,6 +19,11 @@ constexpr int kMaxPivotingRows = 600;
 // Fixed-bound re-solves for friction (see pivotingIsland).
 constexpr int kFrictionPasses = 12;
 
+// Grows a scratch vector (never shrinks it: no reallocation for smaller islands).
+void growTo(VectorXd& v, int n) {
+  if (v.size() < n) v.resize(n);
+}
+
 bool isPivoting(const ConstraintSolverOptions& opt) {
   return opt.method == "direct-pivoting";
 }
@@ -155,10 +160,16 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions&
 bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
                     bool position, VectorXd& v, int& pivots, double& residual) {
   const int n = i1 - i0;
-  ws.A.resize(n, n);
-  ws.b.resize(n);
-  ws.lo.resize(n);
-  ws.hi.resize(n);
+  if (ws.A.rows() < n) ws.A.resize(n, n);
+  growTo(ws.b, n);
+  growTo(ws.lo, n);
+  growTo(ws.hi, n);
+  growTo(ws.lam, n);
+  growTo(ws.lamPrevious, n);
+  auto A = ws.A.topLeftCorner(n, n);
+  auto bv = ws.b.head(n);
+  auto lo = ws.lo.head(n);
+  auto hi = ws.hi.head(n);
   ws.findex.assign(static_cast<std::size_t>(n), -1);
   ws.mu.assign(static_cast<std::size_t>(n), 0.0);
   for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
@@ -167,30 +178,30 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
     for (int c = a; c < n; ++c) {
       const auto& rc = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + c)])];
       const double x = delassus(m, ws, ra, rc);
-      ws.A(a, c) = x;
-      ws.A(c, a) = x;
+      A(a, c) = x;
+      A(c, a) = x;
     }
-    ws.A(a, a) += softness(opt, ra);
+    A(a, a) += softness(opt, ra);
     const bool active = ra.diag > 0.0 && (!position || ra.kind == RowKind::ContactNormal);
-    ws.b[a] = rowDot(ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
+    bv[a] = rowDot(ra, ws.J, v) - (position ? ra.rhsPosition : ra.rhs);
     if (!active) {
-      ws.lo[a] = 0.0;
-      ws.hi[a] = 0.0;
+      lo[a] = 0.0;
+      hi[a] = 0.0;
     } else if (position) {
-      ws.lo[a] = 0.0;
-      ws.hi[a] = kInf;
+      lo[a] = 0.0;
+      hi[a] = kInf;
     } else if (ra.normalRow >= 0) {
       ws.findex[static_cast<std::size_t>(a)] = ws.pos[static_cast<std::size_t>(ra.normalRow)];
       ws.mu[static_cast<std::size_t>(a)] = ra.mu;
-      ws.lo[a] = 0.0;
-      ws.hi[a] = 0.0;
+      lo[a] = 0.0;
+      hi[a] = 0.0;
     } else {
-      ws.lo[a] = ra.lo;
-      ws.hi[a] = ra.hi;
+      lo[a] = ra.lo;
+      hi[a] = ra.hi;
     }
   }
-  VectorXd& lam = ws.lam;
-  if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
+  auto lam = ws.lam.head(n);
+  if (!pivotBoxedLcp(A, bv, lo, hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
   if (!lam.allFinite()) return false;
   // Friction bounds depend on the normal impulses, which change while the
   // friction rows are pivoted in. Re-solve with the bounds fixed at μ·λn of
@@ -198,18 +209,18 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   // an exact boxed LCP).
   const bool anyFriction = std::any_of(ws.findex.begin(), ws.findex.end(), [](int f) { return f >= 0; });
   if (anyFriction) {
-    VectorXd& previous = ws.lamPrevious;
+    auto previous = ws.lamPrevious.head(n);
     for (int pass = 0; pass < kFrictionPasses; ++pass) {
       previous = lam;
       for (int a = 0; a < n; ++a) {
         const int f = ws.findex[static_cast<std::size_t>(a)];
         if (f < 0) continue;
         const double bound = ws.mu[static_cast<std::size_t>(a)] * std::max(0.0, previous[f]);
-        ws.lo[a] = -bound;
-        ws.hi[a] = bound;
+        lo[a] = -bound;
+        hi[a] = bound;
       }
       int more = 0;
-      if (!solveBoxedLcpPivoting(ws.A, ws.b, ws.lo, ws.hi, nullptr, nullptr, lam, ws, more)) return false;
+      if (!pivotBoxedLcp(A, bv, lo, hi, nullptr, nullptr, lam, ws, more)) return false;
       pivots += more;
       if (!lam.allFinite()) return false;
       double change = 0.0;
@@ -224,15 +235,15 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
   }
   // Complementarity error of the result.
   residual = 0.0;
-  VectorXd& w = ws.w;
-  w.noalias() = ws.A * lam;
-  w += ws.b;
+  auto w = ws.w.head(n);
+  w.noalias() = A * lam;
+  w += bv;
   for (int a = 0; a < n; ++a) {
     const double l = lam[a];
     double e = 0.0;
-    if (l > ws.lo[a] && l < ws.hi[a])
+    if (l > lo[a] && l < hi[a])
       e = std::abs(w[a]);
-    else if (l <= ws.lo[a])
+    else if (l <= lo[a])
       e = std::max(0.0, -w[a]);
     else
       e = std::max(0.0, w[a]);
@@ -258,10 +269,24 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
 
 bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
                            const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots) {
+  lambda.resize(b.size());
+  return pivotBoxedLcp(A, b, lo, hi, findex, mu, lambda, ws, pivots);
+}
+
+bool pivotBoxedLcp(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> lo,
+                   Eigen::Ref<VectorXd> hi, const int* findex, const double* mu, Eigen::Ref<VectorXd> lambda,
+                   ConstraintWorkspace& ws, int& pivots) {
   enum : int { kUnprocessed = 0, kClamped = 1, kLower = 2, kUpper = 3 };
   const int n = static_cast<int>(b.size());
-  lambda.setZero(n);
-  VectorXd& w = ws.w;
+  lambda.setZero();
+  // Scratch vectors grow and are used through views of length n, so that
+  // islands of changing sizes do not reallocate.
+  growTo(ws.w, n);
+  growTo(ws.dlam, n);
+  growTo(ws.dw, n);
+  growTo(ws.x, n);
+  growTo(ws.col, n);
+  auto w = ws.w.head(n);
   w = b;
   auto& status = ws.status;
   status.assign(static_cast<std::size_t>(n), kUnprocessed);
@@ -269,14 +294,10 @@ bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, V
   C.clear();
   MatrixXd& Lfac = ws.Lfac;
   if (Lfac.rows() < n) Lfac.resize(n, n);
-  VectorXd& dl = ws.dlam;
-  VectorXd& dw = ws.dw;
-  VectorXd& x = ws.x;
-  VectorXd& col = ws.col;
-  dl.resize(n);
-  dw.resize(n);
-  x.resize(n);
-  col.resize(n);
+  auto dl = ws.dlam.head(n);
+  auto dw = ws.dw.head(n);
+  auto x = ws.x.head(n);
+  auto col = ws.col.head(n);
   const int maxPivots = 20 * n + 100;
   const double scale = std::max(1.0, A.diagonal().cwiseAbs().maxCoeff());
   const double eps = 1e-13 * scale;

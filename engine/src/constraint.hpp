@@ -162,5 +162,9 @@ ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolve
 // problem is degenerate (singular pivot, pivot limit).
 bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
                            const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots);
+// The same on views (λ sized by the caller); scratch in ws only grows.
+bool pivotBoxedLcp(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> lo,
+                   Eigen::Ref<VectorXd> hi, const int* findex, const double* mu, Eigen::Ref<VectorXd> lambda,
+                   ConstraintWorkspace& ws, int& pivots);
 
 }  // namespace articula::detail

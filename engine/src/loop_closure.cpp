@@ -634,7 +634,10 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
   bool moved = false;
   P.colOf.assign(static_cast<std::size_t>(nv), -1);
 
+  if (static_cast<int>(P.scratch.size()) < ncomp) P.scratch.resize(static_cast<std::size_t>(ncomp));
   for (int comp = 0; comp < ncomp; ++comp) {
+    // Per-mechanism matrices keep their sizes from step to step.
+    auto& S = P.scratch[static_cast<std::size_t>(comp)];
     // The component's trees, coordinates (local columns) and rows.
     P.owners.clear();
     for (std::size_t o = 0; o < nowner; ++o) {
@@ -665,9 +668,9 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
       }
     }
     result.rows += m;
-    P.J.resize(m, n);
-    P.r.resize(m);
-    P.rTrial.resize(m);
+    S.J.resize(m, n);
+    S.r.resize(m);
+    S.rTrial.resize(m);
 
     auto kinematics = [&](const VectorXd& qq) {
       for (const int o : P.owners) {
@@ -679,7 +682,7 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
     // Residual (and Jacobian over the local columns) at qq.
     auto evaluate = [&](const VectorXd& qq, VectorXd& r, bool jacobian) {
       kinematics(qq);
-      if (jacobian) P.J.setZero();
+      if (jacobian) S.J.setZero();
       int row = 0;
       for (const auto& it : P.items) {
         if (it.component != comp) continue;
@@ -689,8 +692,8 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
           const auto bf = static_cast<std::size_t>(linkBody[c.follower]);
           r[row] = qq[model.jnt_qadr[bf]] - c.ratio * qq[model.jnt_qadr[bl]] - c.offset;
           if (jacobian) {
-            P.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bf])]) += 1.0;
-            P.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bl])]) -= c.ratio;
+            S.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bf])]) += 1.0;
+            S.J(row, P.colOf[static_cast<std::size_t>(model.jnt_vadr[bl])]) -= c.ratio;
           }
           ++row;
           continue;
@@ -704,8 +707,8 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
           const ClosureRow& cr = rows[static_cast<std::size_t>(i)];
           r[row] = cr.residual;
           if (!jacobian) continue;
-          addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.colOf, P.J, row);
-          addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.colOf, P.J, row);
+          addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.colOf, S.J, row);
+          addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.colOf, S.J, row);
         }
       }
     };
@@ -732,8 +735,8 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
         q[qi] = std::clamp(q[qi], limitOf(dof, false), limitOf(dof, true));
       }
     }
-    evaluate(q, P.r, true);
-    double norm = P.r.norm();
+    evaluate(q, S.r, true);
+    double norm = S.r.norm();
     initialSquared += norm * norm;
     bool violated = !onlyIfViolated;
     if (onlyIfViolated) {
@@ -742,7 +745,7 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
       for (const auto& it : P.items) {
         if (it.component != comp) continue;
         const auto& pol = it.coupler ? couplers[it.slot].policy : closures[it.slot].policy;
-        violated = violated || P.r.segment(row, it.rows).norm() > pol.tolerance;
+        violated = violated || S.r.segment(row, it.rows).norm() > pol.tolerance;
         row += it.rows;
       }
     }
@@ -761,47 +764,47 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
         // would leave their limits are clamped at the limit (their columns
         // leave J, their fixed change moves to the right-hand side) and the
         // rest is solved again.
-        P.dq.setZero(n);
-        P.vFix.setZero(n);
+        S.dq.setZero(n);
+        S.vFix.setZero(n);
         double scale = 1.0;
         for (int pass = 0; pass < 8; ++pass) {
-          P.Jf = P.J;
-          P.y = P.r;
+          S.Jf = S.J;
+          S.y = S.r;
           for (int k = 0; k < n; ++k) {
-            if (P.mask[P.columns[static_cast<std::size_t>(k)]] == 0.0) P.Jf.col(k).setZero();
-            if (P.vFix[k] == 0.0) continue;
-            P.y.noalias() += P.J.col(k) * P.dq[k];
-            P.Jf.col(k).setZero();
+            if (P.mask[P.columns[static_cast<std::size_t>(k)]] == 0.0) S.Jf.col(k).setZero();
+            if (S.vFix[k] == 0.0) continue;
+            S.y.noalias() += S.J.col(k) * S.dq[k];
+            S.Jf.col(k).setZero();
           }
-          P.JJ.noalias() = P.Jf * P.Jf.transpose();
-          scale = std::max(1.0, P.JJ.diagonal().maxCoeff());
+          S.JJ.noalias() = S.Jf * S.Jf.transpose();
+          scale = std::max(1.0, S.JJ.diagonal().maxCoeff());
           mu = std::max(mu, 1e-14 * scale);
-          P.JJ.diagonal().array() += mu;
-          P.llt.compute(P.JJ);
-          P.z = P.llt.solve(P.y);
+          S.JJ.diagonal().array() += mu;
+          S.llt.compute(S.JJ);
+          S.z = S.llt.solve(S.y);
           for (int k = 0; k < n; ++k)
-            if (P.vFix[k] == 0.0) P.dq[k] = -P.Jf.col(k).dot(P.z);
+            if (S.vFix[k] == 0.0) S.dq[k] = -S.Jf.col(k).dot(S.z);
           bool clampedMore = false;
           if (opts.respectLimits) {
             for (const int dof : model.limitDofs) {
               const int k = P.colOf[static_cast<std::size_t>(dof)];
-              if (k < 0 || P.mask[dof] == 0.0 || P.vFix[k] != 0.0) continue;
+              if (k < 0 || P.mask[dof] == 0.0 || S.vFix[k] != 0.0) continue;
               const int qi = qIndex(dof);
-              const double target = q[qi] + P.dq[k];
+              const double target = q[qi] + S.dq[k];
               const double lo = limitOf(dof, false);
               const double hi = limitOf(dof, true);
               if (target > hi || target < lo) {
-                P.dq[k] = (target > hi ? hi : lo) - q[qi];
-                P.vFix[k] = 1.0;
+                S.dq[k] = (target > hi ? hi : lo) - q[qi];
+                S.vFix[k] = 1.0;
                 clampedMore = true;
               }
             }
           }
           if (!clampedMore) break;
         }
-        step(q, P.dq, P.qTrial);
-        evaluate(P.qTrial, P.rTrial, false);
-        const double trial = P.rTrial.norm();
+        step(q, S.dq, P.qTrial);
+        evaluate(P.qTrial, S.rTrial, false);
+        const double trial = S.rTrial.norm();
         if (trial < norm) {
           for (const int o : P.owners) {
             const auto oo = static_cast<std::size_t>(o);
@@ -809,12 +812,12 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
                 P.qTrial.segment(model.owner_qadr[oo], model.owner_nq[oo]);
           }
           mu = std::max(0.1 * mu, 1e-14 * scale);
-          evaluate(q, P.r, true);
-          norm = P.r.norm();
+          evaluate(q, S.r, true);
+          norm = S.r.norm();
         } else {
           mu = std::max(10.0 * mu, 1e-8 * scale);
           if (mu > 1e12 * scale) stalled = true;
-          evaluate(q, P.r, true);
+          evaluate(q, S.r, true);
         }
       }
       result.iterations = std::max(result.iterations, iterations);
@@ -829,21 +832,21 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
       if (opts.projectVelocities) {
         // v_F ← v_F − J_Fᵀ(J_F J_Fᵀ + εI)⁻¹ J v over the free coordinates F
         // (J at the final q; locked coordinates keep their velocities).
-        P.Jf = P.J;
-        P.vLocal.resize(n);
+        S.Jf = S.J;
+        S.vLocal.resize(n);
         for (int k = 0; k < n; ++k) {
           const int dof = P.columns[static_cast<std::size_t>(k)];
-          P.vLocal[k] = state.v[dof];
-          if (P.mask[dof] == 0.0) P.Jf.col(k).setZero();
+          S.vLocal[k] = state.v[dof];
+          if (P.mask[dof] == 0.0) S.Jf.col(k).setZero();
         }
-        P.JJ.noalias() = P.Jf * P.Jf.transpose();
-        const double vscale = std::max(1.0, P.JJ.diagonal().maxCoeff());
-        P.JJ.diagonal().array() += 1e-13 * vscale;
-        P.llt.compute(P.JJ);
-        P.y.noalias() = P.J * P.vLocal;
-        P.z = P.llt.solve(P.y);
-        P.vLocal.noalias() -= P.Jf.transpose() * P.z;
-        for (int k = 0; k < n; ++k) state.v[P.columns[static_cast<std::size_t>(k)]] = P.vLocal[k];
+        S.JJ.noalias() = S.Jf * S.Jf.transpose();
+        const double vscale = std::max(1.0, S.JJ.diagonal().maxCoeff());
+        S.JJ.diagonal().array() += 1e-13 * vscale;
+        S.llt.compute(S.JJ);
+        S.y.noalias() = S.J * S.vLocal;
+        S.z = S.llt.solve(S.y);
+        S.vLocal.noalias() -= S.Jf.transpose() * S.z;
+        for (int k = 0; k < n; ++k) state.v[P.columns[static_cast<std::size_t>(k)]] = S.vLocal[k];
         touchVelocities();
       }
     }

@@ -156,10 +156,14 @@ struct ProjectionWorkspace {
   };
   std::vector<Item> items;
   std::vector<int> ownerParent, componentOfRoot, owners, columns, colOf;
-  MatrixXd J, Jf, JJ;  // over one component's rows and coordinates
-  VectorXd r, rTrial, y, z, dq, vLocal, qTrial, qStart, mask, vFix;
+  struct Scratch {  // over one mechanism's rows and coordinates
+    MatrixXd J, Jf, JJ;
+    VectorXd r, rTrial, y, z, dq, vFix, vLocal;
+    Eigen::LLT<MatrixXd> llt;
+  };
+  std::vector<Scratch> scratch;  // per mechanism
+  VectorXd qTrial, qStart, mask;
   std::vector<int> lockedBodies;  // bodies whose joint coordinates are held
-  Eigen::LLT<MatrixXd> llt;
 };
 
 // Key of an explicit collision setting: the two bodies, ordered.

@@ -306,6 +306,8 @@ class TestNoAllocation : public QObject {
   void setPositionThenStepDoesNotAllocate_data();
   void setPositionThenStepDoesNotAllocate();
   void restingContactsDoNotAllocate();
+  void closedChainsDoNotAllocate_data();
+  void closedChainsDoNotAllocate();
 };
 
 namespace {
@@ -513,6 +515,58 @@ void TestNoAllocation::restingContactsDoNotAllocate() {
   VERIFY_NO_ALLOCATION(counts());
   QVERIFY(w.getPositions().allFinite());
   QVERIFY(std::abs(link.getParentJoint().getPosition(0) - 0.3) < 1e-6);
+}
+
+void TestNoAllocation::closedChainsDoNotAllocate_data() {
+  addIntegratorRows();
+}
+
+// A four-bar (hinge closure, projected after every step) next to a gear
+// pair (joint coupler): rows, solve and projection reuse their buffers.
+void TestNoAllocation::closedChainsDoNotAllocate() {
+  QFETCH(int, integrator);
+  WorldOptions wo;
+  wo.integrator = static_cast<Integrator>(integrator);
+  wo.gravity = Vector3d(0.0, -9.81, 0.0);
+  World w(wo);
+  Multibody mb = w.addMultibody("four_bar");
+  auto bar = [](const std::string& name, double length) {
+    LinkOptions o;
+    o.name = name;
+    o.inertia = Inertia::box(1.0, Vector3d(length, 0.02, 0.02));
+    o.inertia.com = Vector3d(0.5 * length, 0.0, 0.0);
+    return o;
+  };
+  Link crank = mb.addLink(bar("crank", 0.1), JointSpec::revolute(Vector3d::UnitZ()));
+  Link coupler = mb.addLink(bar("coupler", 0.35), crank,
+                            JointSpec::revolute(Vector3d::UnitZ()).withParentOffset(translation(0.1, 0, 0)));
+  Link rocker = mb.addLink(bar("rocker", 0.3), coupler,
+                           JointSpec::revolute(Vector3d::UnitZ()).withParentOffset(translation(0.35, 0, 0)));
+  mb.setPositions(Vector3d(1.0, 0.5, -2.0));
+  LoopClosureSpec pin;
+  pin.frameA = Frame::World();
+  pin.offsetA = translation(0.4, 0, 0);
+  pin.frameB = rocker;
+  pin.offsetB = translation(0.3, 0, 0);
+  pin.family = LoopClosureFamily::Hinge;
+  const LoopClosure closure = w.addLoopClosure("pin", pin);
+  Multibody g1 = w.addMultibody("pinion");
+  Multibody g2 = w.addMultibody("gear");
+  Link a = g1.addLink(linkOptions("a", 1.0, Vector3d::Zero()), JointSpec::revolute(Vector3d::UnitZ()));
+  Link b = g2.addLink(linkOptions("b", 2.0, Vector3d::Zero()),
+                      JointSpec::revolute(Vector3d::UnitZ()).withParentOffset(translation(1, 0, 0)));
+  a.getParentJoint().setVelocity(0, 3.0);
+  w.addJointCoupler("mesh", JointCouplerSpec{a.getParentJoint(), b.getParentJoint(), -0.5, 0.0});
+  QVERIFY(w.projectClosures().success);
+  w.step(200);
+  {
+    CountingScope scope;
+    w.step(100);
+  }
+  VERIFY_NO_ALLOCATION(counts());
+  QVERIFY(closure.computeResidual().norm <= 1e-9);
+  QVERIFY(closure.computeResidual().forceAvailable);
+  QVERIFY(w.getLastStepTimings().projection > 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestNoAllocation)
