@@ -125,18 +125,18 @@ void sliderCrank(World& world) {
   const double r = 0.1;
   const double l = 0.35;
   auto mech = world.addMultibody("slider_crank");
-  auto crank = mech.addLink({"crank", barInertia(0.5, r)}, JointSpec::revolute(Vector3d::UnitY())
-                                                                .withParentOffset(translation(0, 0, 1))
-                                                                .named("crank_joint"));
-  auto rod = mech.addLink({"rod", barInertia(0.3, l)}, crank,
-                          JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(r, 0, 0)).named("rod_joint"));
+  auto crank =
+      mech.addLink({"crank", barInertia(0.5, r)},
+                   JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(0, 0, 1)).named("crank_joint"));
+  auto rod =
+      mech.addLink({"rod", barInertia(0.3, l)}, crank,
+                   JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(r, 0, 0)).named("rod_joint"));
   addBar(crank, r, Vector4d(0.85, 0.3, 0.2, 1));
   addBar(rod, l, Vector4d(0.3, 0.5, 0.85, 1));
   auto pistonTree = world.addMultibody("piston");
-  auto piston = pistonTree.addLink({"piston", Inertia::box(1.0, Vector3d(0.06, 0.06, 0.06))},
-                                   JointSpec::prismatic(Vector3d::UnitX())
-                                       .withParentOffset(translation(0, 0, 1))
-                                       .named("slide"));
+  auto piston =
+      pistonTree.addLink({"piston", Inertia::box(1.0, Vector3d(0.06, 0.06, 0.06))},
+                         JointSpec::prismatic(Vector3d::UnitX()).withParentOffset(translation(0, 0, 1)).named("slide"));
   VisualShapeOptions v;
   v.geometry = Geometry::box(Vector3d(0.06, 0.06, 0.06));
   v.color = Vector4d(0.6, 0.6, 0.6, 1);
@@ -161,12 +161,10 @@ void gearPair(World& world) {
     auto mb = world.addMultibody(name);
     const double mass = 2.0 * radius / 0.1;
     Inertia in = Inertia::cylinder(mass, radius, 0.02);
-    in.rotational = Eigen::AngleAxisd(0.5 * std::numbers::pi, Vector3d::UnitX()).toRotationMatrix() *
-                    in.rotational *
+    in.rotational = Eigen::AngleAxisd(0.5 * std::numbers::pi, Vector3d::UnitX()).toRotationMatrix() * in.rotational *
                     Eigen::AngleAxisd(0.5 * std::numbers::pi, Vector3d::UnitX()).toRotationMatrix().transpose();
-    auto link = mb.addLink({"wheel", in}, JointSpec::revolute(Vector3d::UnitY())
-                                               .withParentOffset(translation(x, 0, 1))
-                                               .named("axle"));
+    auto link = mb.addLink({"wheel", in},
+                           JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(x, 0, 1)).named("axle"));
     VisualShapeOptions v;
     v.geometry = Geometry::cylinder(radius, 0.02);
     v.pose.linear() = Eigen::AngleAxisd(0.5 * std::numbers::pi, Vector3d::UnitX()).toRotationMatrix();
@@ -209,10 +207,12 @@ Multibody buildFourBar(World& world, const std::string& name, const Vector3d& or
   };
   auto crank = mb.addLink({"crank", barInertia(0.5, a)},
                           JointSpec::revolute(Vector3d::UnitY()).withParentOffset(at(0)).named("crank_joint"));
-  auto coupler = mb.addLink({"coupler", barInertia(1.0, b)}, crank,
-                            JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(a, 0, 0)).named("coupler_joint"));
-  auto rocker = mb.addLink({"rocker", barInertia(0.8, c)}, coupler,
-                           JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(b, 0, 0)).named("rocker_joint"));
+  auto coupler =
+      mb.addLink({"coupler", barInertia(1.0, b)}, crank,
+                 JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(a, 0, 0)).named("coupler_joint"));
+  auto rocker =
+      mb.addLink({"rocker", barInertia(0.8, c)}, coupler,
+                 JointSpec::revolute(Vector3d::UnitY()).withParentOffset(translation(b, 0, 0)).named("rocker_joint"));
   addBar(crank, a, Vector4d(0.85, 0.3, 0.2, 1));
   addBar(coupler, b, Vector4d(0.3, 0.5, 0.85, 1));
   addBar(rocker, c, Vector4d(0.3, 0.7, 0.3, 1));

@@ -82,12 +82,12 @@ struct ConstraintWorkspace {
   // islands
   std::vector<int> ownerParent;
   std::vector<int> rowIsland;
-  std::vector<int> order;         // rows grouped by island, build order kept within an island
-  std::vector<int> islandStart;   // islands' ranges in `order`
-  std::vector<int> islandCursor;  // scratch while grouping
+  std::vector<int> order;                     // rows grouped by island, build order kept within an island
+  std::vector<int> islandStart;               // islands' ranges in `order`
+  std::vector<int> islandCursor;              // scratch while grouping
   std::vector<std::uint8_t> islandBilateral;  // per island root: only bilateral rows (solved directly)
-  VectorXd vPos;                  // split-impulse pseudo-velocity
-  VectorXd vStar;                 // unconstrained velocities of the step
+  VectorXd vPos;                              // split-impulse pseudo-velocity
+  VectorXd vStar;                             // unconstrained velocities of the step
   // pivoting scratch
   MatrixXd A, Lfac;
   VectorXd b, lo, hi, lam, lamPrevious, w, dlam, dw, x, col;

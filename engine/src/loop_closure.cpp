@@ -39,7 +39,8 @@ void validatePolicy(const LoopClosureRuntimePolicy& p, const std::string& where)
     throw InvalidArgument(where + ": runtime policy field '" + field + "' = " + std::to_string(value) + ", expected " +
                           expected);
   };
-  if (!(p.errorReduction >= 0.0 && p.errorReduction <= 1.0)) bad("errorReduction", p.errorReduction, "a value in [0, 1]");
+  if (!(p.errorReduction >= 0.0 && p.errorReduction <= 1.0))
+    bad("errorReduction", p.errorReduction, "a value in [0, 1]");
   if (!(p.stiffness > 0.0) || !std::isfinite(p.stiffness)) bad("stiffness", p.stiffness, "a finite value > 0");
   if (!(p.damping >= 0.0) || !std::isfinite(p.damping)) bad("damping", p.damping, "a finite value >= 0");
   if (!(p.tolerance > 0.0) || !std::isfinite(p.tolerance)) bad("tolerance", p.tolerance, "a finite value > 0");
@@ -452,7 +453,8 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
         std::array<ClosureRow, 6> rows;
         closureRows(c, rows.data());
         for (int k = 0; k < numResidualRows(c.family); ++k)
-          c.differences[static_cast<std::size_t>(side)][static_cast<std::size_t>(k)] = rows[static_cast<std::size_t>(k)].residual;
+          c.differences[static_cast<std::size_t>(side)][static_cast<std::size_t>(k)] =
+              rows[static_cast<std::size_t>(k)].residual;
       }
     }
     fkPosAt = 0;
@@ -545,8 +547,8 @@ namespace {
 
 // J_row += sign · (Jacobian of dir·v(p) or dir·ω of `body`), world spatial
 // columns [ω; v at the world origin] of every DoF supporting the body.
-void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, const Vector3d& dir,
-                     const Vector3d& p, double sign, const std::vector<int>& colOf, MatrixXd& J, int row) {
+void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, const Vector3d& dir, const Vector3d& p,
+                     double sign, const std::vector<int>& colOf, MatrixXd& J, int row) {
   if (body < 0) return;
   const Vector3d mom = p.cross(dir);
   for (int b = body; b >= 0; b = m.body_parent[static_cast<std::size_t>(b)]) {
@@ -562,8 +564,7 @@ void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, cons
 
 }  // namespace
 
-ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts, bool afterStep,
-                                           bool onlyIfViolated) {
+ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts, bool afterStep, bool onlyIfViolated) {
   ensureModel();
   ClosureProjectionResult result;
   result.success = true;
@@ -621,9 +622,7 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
     const auto b = static_cast<std::size_t>(body);
     P.mask.segment(model.jnt_vadr[b], model.jnt_nv[b]).setZero();
   }
-  auto limitOf = [&](int dof, bool upper) {
-    return upper ? model.dof_upperLimit[dof] : model.dof_lowerLimit[dof];
-  };
+  auto limitOf = [&](int dof, bool upper) { return upper ? model.dof_upperLimit[dof] : model.dof_lowerLimit[dof]; };
   auto qIndex = [&](int dof) {
     const auto b = static_cast<std::size_t>(model.dof_body[static_cast<std::size_t>(dof)]);
     return model.jnt_qadr[b] + (dof - model.jnt_vadr[b]);
@@ -878,6 +877,35 @@ WorldImpl& liveImpl(World* w, const char* what) {
   return implOf(w);
 }
 
+detail::ClosureRecord& closureOf(World* w, std::uint32_t index, std::uint32_t generation) {
+  return liveImpl(w, "LoopClosure").closure(index, generation);
+}
+
+detail::CouplerRecord& couplerOf(World* w, std::uint32_t index, std::uint32_t generation) {
+  return liveImpl(w, "JointCoupler").coupler(index, generation);
+}
+
+template <class Record>
+bool liveSlot(const std::vector<Record>& records, std::uint32_t index, std::uint32_t generation) {
+  return index < records.size() && records[index].alive && records[index].generation == generation;
+}
+
+template <class Record>
+void applyPolicy(Record& record, const LoopClosureRuntimePolicy& policy, const char* kind) {
+  validatePolicy(policy, std::string(kind) + " '" + record.name + "'");
+  record.policy = policy;
+}
+
+// Enabled, and projected or solved.
+bool activePolicy(const LoopClosureRuntimePolicy& p) {
+  return p.enabled && (p.kinematics == ClosureKinematicsPolicy::Project || p.dynamics == ClosureDynamicsPolicy::Solve);
+}
+
+// The last step solved the record's rows.
+bool forceAvailable(const WorldImpl& w, bool solved) {
+  return solved && w.simulation && w.state.frameIndex > 0;
+}
+
 }  // namespace
 
 Joint World::makeJointHandle(World* world, std::uint32_t linkSlot, std::uint32_t generation) {
@@ -903,8 +931,8 @@ LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec
   detail::checkIsometry(spec.offsetA, where, "offsetA");
   detail::checkIsometry(spec.offsetB, where, "offsetB");
   if (spec.family == LoopClosureFamily::Distance && !(spec.length > 0.0 && std::isfinite(spec.length))) {
-    throw InvalidArgument(where + ": a Distance closure needs a finite length > 0 (got " +
-                          std::to_string(spec.length) + "); use the Point family for coincident points");
+    throw InvalidArgument(where + ": a Distance closure needs a finite length > 0 (got " + std::to_string(spec.length) +
+                          "); use the Point family for coincident points");
   }
   if (!name.empty()) {
     if (w.closureNames.count(name) != 0) throw TopologyError(where + ": the name is taken by another loop closure");
@@ -963,7 +991,8 @@ std::size_t World::numLoopClosures() const {
 std::vector<LoopClosure> World::getLoopClosures() const {
   std::vector<LoopClosure> out;
   for (std::uint32_t s = 0; s < m_impl->closures.size(); ++s)
-    if (m_impl->closures[s].alive) out.push_back(LoopClosure(const_cast<World*>(this), s, m_impl->closures[s].generation));
+    if (m_impl->closures[s].alive)
+      out.push_back(LoopClosure(const_cast<World*>(this), s, m_impl->closures[s].generation));
   return out;
 }
 
@@ -1087,17 +1116,15 @@ ClosureProjectionResult World::projectClosures(const ClosureProjectionOptions& o
 // ---- LoopClosure handle ------------------------------------------------------
 
 bool LoopClosure::isValid() const {
-  if (m_world == nullptr) return false;
-  const auto& w = implOf(m_world);
-  return m_index < w.closures.size() && w.closures[m_index].alive && w.closures[m_index].generation == m_generation;
+  return m_world != nullptr && liveSlot(implOf(m_world).closures, m_index, m_generation);
 }
 
 std::string LoopClosure::name() const {
-  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).name;
+  return closureOf(m_world, m_index, m_generation).name;
 }
 
 LoopClosureFamily LoopClosure::family() const {
-  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).family;
+  return closureOf(m_world, m_index, m_generation).family;
 }
 
 int LoopClosure::numRows() const {
@@ -1105,7 +1132,7 @@ int LoopClosure::numRows() const {
 }
 
 LoopClosureSpec LoopClosure::getSpec() const {
-  const auto& c = liveImpl(m_world, "LoopClosure").closure(m_index, m_generation);
+  const auto& c = closureOf(m_world, m_index, m_generation);
   LoopClosureSpec s;
   s.frameA = World::makeFrameHandle(m_world, c.frameA.kind, c.frameA.index, c.frameA.generation);
   s.frameB = World::makeFrameHandle(m_world, c.frameB.kind, c.frameB.index, c.frameB.generation);
@@ -1119,21 +1146,19 @@ LoopClosureSpec LoopClosure::getSpec() const {
 }
 
 LoopClosureRuntimePolicy LoopClosure::getRuntimePolicy() const {
-  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy;
+  return closureOf(m_world, m_index, m_generation).policy;
 }
 
 void LoopClosure::setRuntimePolicy(const LoopClosureRuntimePolicy& policy) {
-  auto& c = liveImpl(m_world, "LoopClosure").closure(m_index, m_generation);
-  validatePolicy(policy, "loop closure '" + c.name + "'");
-  c.policy = policy;
+  applyPolicy(closureOf(m_world, m_index, m_generation), policy, "loop closure");
 }
 
 void LoopClosure::setEnabled(bool enabled) {
-  liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy.enabled = enabled;
+  closureOf(m_world, m_index, m_generation).policy.enabled = enabled;
 }
 
 bool LoopClosure::isEnabled() const {
-  return liveImpl(m_world, "LoopClosure").closure(m_index, m_generation).policy.enabled;
+  return closureOf(m_world, m_index, m_generation).policy.enabled;
 }
 
 LoopClosureResidual LoopClosure::computeResidual() const {
@@ -1148,9 +1173,8 @@ LoopClosureResidual LoopClosure::computeResidual() const {
   for (int i = 0; i < n; ++i) out.residual[i] = rows[static_cast<std::size_t>(i)].residual;
   out.norm = out.residual.norm();
   out.enabled = c.policy.enabled;
-  out.active = c.policy.enabled && (c.policy.kinematics == ClosureKinematicsPolicy::Project ||
-                                    c.policy.dynamics == ClosureDynamicsPolicy::Solve);
-  out.forceAvailable = c.solved && w.simulation && w.state.frameIndex > 0;
+  out.active = activePolicy(c.policy);
+  out.forceAvailable = forceAvailable(w, c.solved);
   if (out.forceAvailable) {
     out.impulse = c.impulse;
     out.wrench = c.impulse / w.options.timeStep;
@@ -1158,34 +1182,37 @@ LoopClosureResidual LoopClosure::computeResidual() const {
   return out;
 }
 
-Isometry3d LoopClosure::getEndpointA() const {
-  auto& w = liveImpl(m_world, "LoopClosure");
-  const auto& c = w.closure(m_index, m_generation);
+namespace {
+
+Isometry3d endpoint(World* world, std::uint32_t index, std::uint32_t generation, bool b) {
+  auto& w = liveImpl(world, "LoopClosure");
+  const auto& c = w.closure(index, generation);
   w.ensurePositions();
-  return w.endpointPose(c, false).toIsometry();
+  return w.endpointPose(c, b).toIsometry();
+}
+
+}  // namespace
+
+Isometry3d LoopClosure::getEndpointA() const {
+  return endpoint(m_world, m_index, m_generation, false);
 }
 
 Isometry3d LoopClosure::getEndpointB() const {
-  auto& w = liveImpl(m_world, "LoopClosure");
-  const auto& c = w.closure(m_index, m_generation);
-  w.ensurePositions();
-  return w.endpointPose(c, true).toIsometry();
+  return endpoint(m_world, m_index, m_generation, true);
 }
 
 // ---- JointCoupler handle -----------------------------------------------------
 
 bool JointCoupler::isValid() const {
-  if (m_world == nullptr) return false;
-  const auto& w = implOf(m_world);
-  return m_index < w.couplers.size() && w.couplers[m_index].alive && w.couplers[m_index].generation == m_generation;
+  return m_world != nullptr && liveSlot(implOf(m_world).couplers, m_index, m_generation);
 }
 
 std::string JointCoupler::name() const {
-  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).name;
+  return couplerOf(m_world, m_index, m_generation).name;
 }
 
 JointCouplerSpec JointCoupler::getSpec() const {
-  const auto& c = liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation);
+  const auto& c = couplerOf(m_world, m_index, m_generation);
   JointCouplerSpec s;
   s.leader = World::makeJointHandle(m_world, c.leader, c.leaderGeneration);
   s.follower = World::makeJointHandle(m_world, c.follower, c.followerGeneration);
@@ -1195,21 +1222,19 @@ JointCouplerSpec JointCoupler::getSpec() const {
 }
 
 LoopClosureRuntimePolicy JointCoupler::getRuntimePolicy() const {
-  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy;
+  return couplerOf(m_world, m_index, m_generation).policy;
 }
 
 void JointCoupler::setRuntimePolicy(const LoopClosureRuntimePolicy& policy) {
-  auto& c = liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation);
-  validatePolicy(policy, "joint coupler '" + c.name + "'");
-  c.policy = policy;
+  applyPolicy(couplerOf(m_world, m_index, m_generation), policy, "joint coupler");
 }
 
 void JointCoupler::setEnabled(bool enabled) {
-  liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy.enabled = enabled;
+  couplerOf(m_world, m_index, m_generation).policy.enabled = enabled;
 }
 
 bool JointCoupler::isEnabled() const {
-  return liveImpl(m_world, "JointCoupler").coupler(m_index, m_generation).policy.enabled;
+  return couplerOf(m_world, m_index, m_generation).policy.enabled;
 }
 
 JointCouplerResidual JointCoupler::computeResidual() const {
@@ -1219,9 +1244,8 @@ JointCouplerResidual JointCoupler::computeResidual() const {
   JointCouplerResidual out;
   out.residual = w.couplerResidual(c);
   out.enabled = c.policy.enabled;
-  out.active = c.policy.enabled && (c.policy.kinematics == ClosureKinematicsPolicy::Project ||
-                                    c.policy.dynamics == ClosureDynamicsPolicy::Solve);
-  out.forceAvailable = c.solved && w.simulation && w.state.frameIndex > 0;
+  out.active = activePolicy(c.policy);
+  out.forceAvailable = forceAvailable(w, c.solved);
   if (out.forceAvailable) {
     out.impulse = c.impulse;
     out.force = c.impulse / w.options.timeStep;

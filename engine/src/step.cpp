@@ -241,8 +241,8 @@ void WorldImpl::stepOnce() {
     rotateIntoNewFrame(model, *positionVelocity, h, state.v);
   } else {
     const bool closuresInDynamics = anyDynamicClosures();
-    const bool otherConstraints = model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
-                                  !model.frictionDofs.empty();
+    const bool otherConstraints =
+        model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() || !model.frictionDofs.empty();
     if (otherConstraints && !warnedRk4Constraints) {
       warn(
           "the RungeKutta4 integrator ignores contacts, joint limits and joint friction (loop closures and couplers "

@@ -118,9 +118,9 @@ struct ClosureRecord {
   Vector6d impulse = Vector6d::Zero();  // on B's body, [torque about A's origin; force], A coordinates
   std::vector<double> lambda;           // row impulses (warm start)
   std::array<ClosureRow, 6> rowsAtStep;
-  std::array<int, 6> rowIndex{};  // constraint row of each residual row, −1 if dropped
+  std::array<int, 6> rowIndex{};                       // constraint row of each residual row, −1 if dropped
   std::array<std::array<double, 6>, 2> differences{};  // RK4: residuals at q ⊕ ±ε·v
-  SE3 originA;                    // endpoint A at the step
+  SE3 originA;                                         // endpoint A at the step
 };
 
 struct CouplerRecord {
@@ -201,7 +201,7 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> closureNames;
   std::map<std::string, std::uint32_t> couplerNames;
   ProjectionWorkspace projection;
-  ConstraintWorkspace accelerationRows;        // RK4: closure rows of a stage
+  ConstraintWorkspace accelerationRows;         // RK4: closure rows of a stage
   ConstraintSolverOptions directSolverOptions;  // RK4: options of the stage solve (direct method)
 
   // Compiled model and runtime state.
@@ -292,13 +292,13 @@ class WorldImpl {
   // ---- loop closures and couplers (loop_closure.cpp) ----
   ClosureRecord& closure(std::uint32_t slot, std::uint32_t gen);
   CouplerRecord& coupler(std::uint32_t slot, std::uint32_t gen);
-  Anchor anchorOf(const FrameRef& r) const;  // needs the model
+  Anchor anchorOf(const FrameRef& r) const;                // needs the model
   SE3 endpointPose(const ClosureRecord& c, bool b) const;  // needs positions
   // Residual rows of closure c at the current kinematics (numResidualRows rows).
   void closureRows(const ClosureRecord& c, ClosureRow* rows) const;
   double couplerResidual(const CouplerRecord& c) const;
   int couplerDof(std::uint32_t linkSlot) const;  // the joint's DoF (and q index: vector joint)
-  void removeOrphanedClosures();  // closures and couplers whose endpoints no longer exist
+  void removeOrphanedClosures();                 // closures and couplers whose endpoints no longer exist
   void rebuildClosureFilters();
   void validateClosures() const;
   bool anyDynamicClosures() const;

@@ -17,23 +17,11 @@
 #include <vector>
 
 using namespace articula;
-using articula::test::CrossingDetector;
+using namespace articula::test;
 
 namespace {
 
-#define ANALYTIC_CHECK(cond, message)        \
-  do {                                       \
-    if (!(cond)) QFAIL(qPrintable(message)); \
-  } while (false)
-
 constexpr double kPi = std::numbers::pi;
-
-QString num(double x) {
-  return QString::number(x, 'g', 17);
-}
-QString vec(const Eigen::MatrixXd& m) {
-  return QString::fromStdString(test::describe(m.transpose()));
-}
 
 Vector6d stack(const Vector3d& a, const Vector3d& b) {
   Vector6d x;
@@ -45,22 +33,6 @@ Matrix3d boxRotational(double m, const Vector3d& s) {
   return (m / 12.0 *
           Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()))
       .asDiagonal();
-}
-
-// Arithmetic–geometric mean.
-double agm(double a, double b) {
-  for (int i = 0; i < 60 && std::abs(a - b) > 1e-16 * a; ++i) {
-    const double an = 0.5 * (a + b);
-    b = std::sqrt(a * b);
-    a = an;
-  }
-  return 0.5 * (a + b);
-}
-
-// Exact period of θ̈ = −ω0² sin θ with amplitude A:
-// T = 4K(sin(A/2))/ω0 = (2π/ω0) / AGM(1, cos(A/2)).
-double exactPendulumPeriod(double omega0, double amplitude) {
-  return 2.0 * kPi / omega0 / agm(1.0, std::cos(0.5 * amplitude));
 }
 
 // Simulates a 1-DoF pendulum from rest at θ0 and returns the mean period of
@@ -387,15 +359,15 @@ void TestAnalytic::axisymmetricBodyPrecession() {
     const Vector3d e3Expected = Eigen::AngleAxisd(coneRate * t, L.normalized()) * e30;
     maxW = std::max(maxW, (wBody - wExpected).norm());
     maxAxis = std::max(maxAxis, (e3 - e3Expected).norm());
-    ANALYTIC_CHECK((wBody - wExpected).norm() <= 1e-6,
+    ARTICULA_CHECK((wBody - wExpected).norm() <= 1e-6,
                    QString("t = %1: ω_B = %2, expected %3").arg(num(t), vec(wBody), vec(wExpected)));
-    ANALYTIC_CHECK((e3 - e3Expected).norm() <= 1e-6,
+    ARTICULA_CHECK((e3 - e3Expected).norm() <= 1e-6,
                    QString("t = %1: symmetry axis %2, expected %3").arg(num(t), vec(e3), vec(e3Expected)));
     // The body twist's angular part is the same vector.
-    ANALYTIC_CHECK(
+    ARTICULA_CHECK(
         (Vector3d(body.getSpatialVelocity().head<3>()) - wBody).norm() <= 1e-12,
         QString("t = %1: spatial velocity %2 vs ω_B %3").arg(num(t), vec(body.getSpatialVelocity()), vec(wBody)));
-    ANALYTIC_CHECK((body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0)) - L).norm() <= 1e-9 * L.norm(),
+    ARTICULA_CHECK((body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0)) - L).norm() <= 1e-9 * L.norm(),
                    QString("t = %1: L = %2, expected %3")
                        .arg(num(t), vec(body.getAngularMomentum(Vector3d(0.0, 0.0, 1.0))), vec(L)));
   }
@@ -437,11 +409,11 @@ void TestAnalytic::freeFallRk4MatchesParabola() {
     const Isometry3d X = body.getPose();
     maxP = std::max(maxP, (X.translation() - p).norm() / std::max(1.0, p.norm()));
     maxR = std::max(maxR, (X.linear() - R).norm());
-    ANALYTIC_CHECK((X.translation() - p).norm() <= 1e-9 * std::max(1.0, p.norm()) && (X.linear() - R).norm() <= 1e-9,
+    ARTICULA_CHECK((X.translation() - p).norm() <= 1e-9 * std::max(1.0, p.norm()) && (X.linear() - R).norm() <= 1e-9,
                    QString("t = %1: p = %2, expected %3; |ΔR| = %4")
                        .arg(num(t), vec(X.translation()), vec(p))
                        .arg(num((X.linear() - R).norm())));
-    ANALYTIC_CHECK((body.getAngularVelocityWorld() - ro.angularVelocity).norm() <= 1e-9,
+    ARTICULA_CHECK((body.getAngularVelocityWorld() - ro.angularVelocity).norm() <= 1e-9,
                    QString("t = %1: ω = %2").arg(num(t), vec(body.getAngularVelocityWorld())));
   }
   qInfo("free fall RK4: max rel position error %.2e, max rotation error %.2e", maxP, maxR);
@@ -469,12 +441,12 @@ void TestAnalytic::freeFallSemiImplicitEulerMatchesDiscreteFormula() {
     const Vector3d vExpected = ro.linearVelocity + dn * h * opts.gravity;
     const Vector3d pExpected = p0 + dn * h * ro.linearVelocity + 0.5 * h * h * dn * (dn + 1.0) * opts.gravity;
     const Isometry3d X = body.getPose();
-    ANALYTIC_CHECK((X.translation() - pExpected).norm() <= 1e-11 * std::max(1.0, pExpected.norm()) &&
+    ARTICULA_CHECK((X.translation() - pExpected).norm() <= 1e-11 * std::max(1.0, pExpected.norm()) &&
                        (body.getLinearVelocityWorld() - vExpected).norm() <= 1e-11 * std::max(1.0, vExpected.norm()),
                    QString("step %1: p = %2 (expected %3), v = %4 (expected %5)")
                        .arg(n)
                        .arg(vec(X.translation()), vec(pExpected), vec(body.getLinearVelocityWorld()), vec(vExpected)));
-    ANALYTIC_CHECK((X.linear() - ro.pose.linear()).norm() <= 1e-12 && body.getAngularVelocityWorld().norm() <= 1e-12,
+    ARTICULA_CHECK((X.linear() - ro.pose.linear()).norm() <= 1e-12 && body.getAngularVelocityWorld().norm() <= 1e-12,
                    QString("step %1: rotation changed; ω = %2").arg(n).arg(vec(body.getAngularVelocityWorld())));
   }
 }
@@ -531,7 +503,7 @@ void TestAnalytic::freeMultibodyMatchesRigidBody() {
     const Vector6d VB = link.getSpatialVelocity();
     const double errX = test::relativeError(XA.matrix(), XB.matrix());
     const double errV = test::relativeError(VA, VB);
-    ANALYTIC_CHECK(errX <= 1e-12 && errV <= 1e-12,
+    ARTICULA_CHECK(errX <= 1e-12 && errV <= 1e-12,
                    QString("step %1: pose error %2, twist error %3\nbody twist %4\nlink twist %5")
                        .arg(n)
                        .arg(num(errX), num(errV), vec(VA), vec(VB)));

@@ -10,6 +10,7 @@
 // precision, so geometric tolerances are 1e-3 m.
 
 #include "test_helpers.hpp"
+#include "world_helpers.hpp"
 
 #include <articula/articula.hpp>
 
@@ -44,14 +45,7 @@ using Vector2d = Eigen::Vector2d;
 constexpr double kPi = std::numbers::pi;
 constexpr double kDepth = 0.01;    // prescribed penetration of the ground tests (m)
 constexpr double kGeomTol = 1e-3;  // geometric tolerance of single-precision collision detection (m)
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-QString vec(const Vector3d& v) {
-  return QString("(%1, %2, %3)").arg(v.x(), 0, 'g', 8).arg(v.y(), 0, 'g', 8).arg(v.z(), 0, 'g', 8);
-}
+constexpr int kDigits = 8;         // significant digits of positions and directions in messages (single precision)
 
 /// Zero gravity and no position correction: bodies at rest stay where they
 /// are placed, so the contacts of a step describe the initial configuration.
@@ -88,14 +82,6 @@ VisualShapeOptions visual(const Geometry& g, const std::string& name = "",
   return o;
 }
 
-LinkOptions linkOptions(const std::string& name, double mass = 1.0) {
-  LinkOptions o;
-  o.name = name;
-  o.inertia.mass = mass;
-  o.inertia.rotational = Vector3d(0.02, 0.03, 0.04).asDiagonal();
-  return o;
-}
-
 Material material(double friction, double restitution) {
   Material m;
   m.friction = friction;
@@ -129,7 +115,7 @@ QString describeContacts(const std::vector<Contact>& cs) {
   QString out;
   for (const Contact& c : cs)
     out += QString("\n  %1/%2 point %3 normal %4 depth %5 impulse %6 age %7")
-               .arg(qs(c.frameA.name()), qs(c.frameB.name()), vec(c.point), vec(c.normal))
+               .arg(qs(c.frameA.name()), qs(c.frameB.name()), xyz(c.point, kDigits), xyz(c.normal, kDigits))
                .arg(c.depth, 0, 'g', 6)
                .arg(c.normalImpulse, 0, 'g', 6)
                .arg(c.age);
@@ -371,27 +357,30 @@ void checkGroundContacts(const World& w, const RigidBody& body, const Shape& bod
     const bool bodyIsA = c.frameA == body;
     QVERIFY((bodyIsA ? c.shapeA : c.shapeB) == bodyShape);
     QVERIFY((bodyIsA ? c.shapeB : c.shapeA) == ground);
-    QVERIFY2(std::abs(c.normal.norm() - 1.0) <= 1e-6, qPrintable("normal not unit: " + vec(c.normal)));
+    QVERIFY2(std::abs(c.normal.norm() - 1.0) <= 1e-6, qPrintable("normal not unit: " + xyz(c.normal, kDigits)));
     const Vector3d n = normalTowards(c, body);  // from the ground towards the body
     QVERIFY2((n - Vector3d::UnitZ()).norm() <= kGeomTol,
              qPrintable(QString("normal towards the body %1, expected +z (frameA is %2)")
-                            .arg(vec(n), bodyIsA ? "the body" : "the world")));
+                            .arg(xyz(n, kDigits), bodyIsA ? "the body" : "the world")));
     QVERIFY2(
         c.depth <= kDepth + kGeomTol,
-        qPrintable(QString("depth %1 exceeds the penetration %2 at %3").arg(c.depth).arg(kDepth).arg(vec(c.point))));
+        qPrintable(
+            QString("depth %1 exceeds the penetration %2 at %3").arg(c.depth).arg(kDepth).arg(xyz(c.point, kDigits))));
     // Midway between the surfaces: the ground surface point is on z = 0.
     const Vector3d onGround = c.point + 0.5 * c.depth * n;
     const Vector3d onBody = c.point - 0.5 * c.depth * n;
     QVERIFY2(std::abs(onGround.z()) <= kGeomTol,
              qPrintable(QString("point %1 with depth %2 is not midway between the surfaces (ground at z = 0)")
-                            .arg(vec(c.point))
+                            .arg(xyz(c.point, kDigits))
                             .arg(c.depth)));
     QVERIFY2(inFootprint(gc, c.point.head<2>(), kGeomTol),
-             qPrintable(QString("point %1 outside the footprint").arg(vec(c.point))));
+             qPrintable(QString("point %1 outside the footprint").arg(xyz(c.point, kDigits))));
     if (gc.surfaceDistance) {
       const double dist = gc.surfaceDistance(onBody);
-      QVERIFY2(std::abs(dist) <= kGeomTol,
-               qPrintable(QString("body surface point %1 is %2 m from the shape surface").arg(vec(onBody)).arg(dist)));
+      QVERIFY2(
+          std::abs(dist) <= kGeomTol,
+          qPrintable(
+              QString("body surface point %1 is %2 m from the shape surface").arg(xyz(onBody, kDigits)).arg(dist)));
     }
     if (c.depth > maxDepth) {
       maxDepth = c.depth;
@@ -405,7 +394,7 @@ void checkGroundContacts(const World& w, const RigidBody& body, const Shape& bod
     case Pattern::Deepest:
       QVERIFY2((deepest->point.head<2>() - gc.deepest).norm() <= kGeomTol,
                qPrintable(QString("deepest point %1, expected above (%2, %3)")
-                              .arg(vec(deepest->point))
+                              .arg(xyz(deepest->point, kDigits))
                               .arg(gc.deepest.x())
                               .arg(gc.deepest.y())));
       break;
@@ -421,7 +410,7 @@ void checkGroundContacts(const World& w, const RigidBody& body, const Shape& bod
             matched = true;
           }
         }
-        QVERIFY2(matched, qPrintable(QString("point %1 is not at a corner").arg(vec(c.point))));
+        QVERIFY2(matched, qPrintable(QString("point %1 is not at a corner").arg(xyz(c.point, kDigits))));
       }
       for (std::size_t k = 0; k < hits.size(); ++k)
         QVERIFY2(hits[k] <= 1, qPrintable(QString("corner (%1, %2) has %3 contact points")
@@ -443,7 +432,7 @@ void checkGroundContacts(const World& w, const RigidBody& body, const Shape& bod
         const double r = (c.point.head<2>() - gc.center).norm();
         QVERIFY2(std::abs(r - gc.radius) <= kGeomTol,
                  qPrintable(QString("point %1 is %2 from the axis, expected on the rim (%3):%4")
-                                .arg(vec(c.point))
+                                .arg(xyz(c.point, kDigits))
                                 .arg(r)
                                 .arg(gc.radius)
                                 .arg(describeContacts(all))));
@@ -451,9 +440,10 @@ void checkGroundContacts(const World& w, const RigidBody& body, const Shape& bod
       break;
     case Pattern::Line:
       for (const Contact& c : all)
-        QVERIFY2(
-            std::abs(c.depth - kDepth) <= kGeomTol,
-            qPrintable(QString("line contact depth %1 at %2, expected %3").arg(c.depth).arg(vec(c.point)).arg(kDepth)));
+        QVERIFY2(std::abs(c.depth - kDepth) <= kGeomTol, qPrintable(QString("line contact depth %1 at %2, expected %3")
+                                                                        .arg(c.depth)
+                                                                        .arg(xyz(c.point, kDigits))
+                                                                        .arg(kDepth)));
       break;
   }
 }
@@ -499,13 +489,13 @@ void checkResting(World& w, const RigidBody& body, const Isometry3d& restPose, i
            qPrintable(
                QString("height %1, expected to rest at %2").arg(X.translation().z()).arg(restPose.translation().z())));
   QVERIFY2((X.translation() - restPose.translation()).head<2>().norm() <= 2e-3,
-           qPrintable("drifted sideways to " + vec(X.translation())));
+           qPrintable("drifted sideways to " + xyz(X.translation(), kDigits)));
   const double tilt = rotationAngle(X.linear(), restPose.linear());
   QVERIFY2(tilt <= 1e-2, qPrintable(QString("rotated by %1 rad while resting").arg(tilt)));
   QVERIFY2(body.getLinearVelocityWorld().norm() <= 1e-2,
-           qPrintable("still moving: v = " + vec(body.getLinearVelocityWorld())));
+           qPrintable("still moving: v = " + xyz(body.getLinearVelocityWorld(), kDigits)));
   QVERIFY2(body.getAngularVelocityWorld().norm() <= 5e-2,
-           qPrintable("still rotating: w = " + vec(body.getAngularVelocityWorld())));
+           qPrintable("still rotating: w = " + xyz(body.getAngularVelocityWorld(), kDigits)));
   double sumNormal = 0.0;
   Vector3d sumFriction = Vector3d::Zero();
   int n = 0;
@@ -522,7 +512,7 @@ void checkResting(World& w, const RigidBody& body, const Isometry3d& restPose, i
       std::abs(sumNormal - weight) <= 0.05 * weight,
       qPrintable(QString("sum of normal impulses %1 N·s, weight impulse m·g·h = %2 N·s").arg(sumNormal).arg(weight)));
   QVERIFY2(sumFriction.norm() <= 0.05 * weight,
-           qPrintable("net friction impulse on a resting body: " + vec(sumFriction)));
+           qPrintable("net friction impulse on a resting body: " + xyz(sumFriction, kDigits)));
 }
 
 // ---------------------------------------------------------------------------
@@ -1255,13 +1245,13 @@ void TestCollisionShapes::boxOnTriangleMeshFloor() {
       QVERIFY((c.frameA == body ? c.shapeA : c.shapeB) == box);
       QVERIFY((c.frameA == body ? c.shapeB : c.shapeA) == mesh);
       const Vector3d n = normalTowards(c, body);
-      QVERIFY2((n - Vector3d::UnitZ()).norm() <= kGeomTol, qPrintable("normal towards the box " + vec(n)));
+      QVERIFY2((n - Vector3d::UnitZ()).norm() <= kGeomTol, qPrintable("normal towards the box " + xyz(n, kDigits)));
       QVERIFY2(c.depth <= kDepth + kGeomTol, qPrintable(QString("depth %1").arg(c.depth)));
       QVERIFY2(std::abs(c.point.z() + 0.5 * c.depth) <= kGeomTol,
-               qPrintable(QString("point %1 with depth %2 not midway").arg(vec(c.point)).arg(c.depth)));
+               qPrintable(QString("point %1 with depth %2 not midway").arg(xyz(c.point, kDigits)).arg(c.depth)));
       QVERIFY2(
           std::abs(c.point.x() - centre.x()) <= 0.2 + kGeomTol && std::abs(c.point.y() - centre.y()) <= 0.15 + kGeomTol,
-          qPrintable("point outside the box footprint: " + vec(c.point)));
+          qPrintable("point outside the box footprint: " + xyz(c.point, kDigits)));
       maxDepth = std::max(maxDepth, c.depth);
     }
     QVERIFY2(std::abs(maxDepth - kDepth) <= kGeomTol,
@@ -1297,7 +1287,7 @@ void TestCollisionShapes::linkShapesCollide() {
     QVERIFY(std::abs(c.depth - kDepth) <= kGeomTol);
     const bool atCorner = std::any_of(corners.begin(), corners.end(),
                                       [&](const Vector2d& k) { return (c.point.head<2>() - k).norm() <= kGeomTol; });
-    QVERIFY2(atCorner, qPrintable(vec(c.point)));
+    QVERIFY2(atCorner, qPrintable(xyz(c.point, kDigits)));
   }
 
   // A copy of the multibody at the same pose collides with the original
@@ -1427,7 +1417,7 @@ void TestCollisionShapes::selfCollisionOfNonAdjacentLinks() {
     QVERIFY2(joins(k, c.l0, c.l2), qPrintable(qs(k.frameA.name() + " / " + k.frameB.name())));
     QVERIFY(k.shapeA == c.s0 || k.shapeA == c.s2);
     QVERIFY(k.shapeB == c.s0 || k.shapeB == c.s2);
-    QVERIFY2((normalTowards(k, c.l2) - n02).norm() <= kGeomTol, qPrintable(vec(normalTowards(k, c.l2))));
+    QVERIFY2((normalTowards(k, c.l2) - n02).norm() <= kGeomTol, qPrintable(xyz(normalTowards(k, c.l2), kDigits)));
     QVERIFY2(std::abs(k.depth - expectedDepth) <= kGeomTol,
              qPrintable(QString("depth %1, expected %2").arg(k.depth).arg(expectedDepth)));
     // Midway between the two sphere surfaces along the centre line.
@@ -1662,7 +1652,7 @@ void TestCollisionShapes::contactAgeOfPersistingContacts() {
             (c.shapeA == p.shapeA && c.shapeB == p.shapeB) || (c.shapeA == p.shapeB && c.shapeB == p.shapeA);
         if (samePair && (c.point - p.point).norm() <= 2e-3) {
           if (c.age != p.age + 1)
-            qWarning("contact at %s: age %d after %d", qPrintable(vec(c.point)), c.age, p.age);
+            qWarning("contact at %s: age %d after %d", qPrintable(xyz(c.point, kDigits)), c.age, p.age);
           else
             ++matched;
           break;
@@ -1785,7 +1775,8 @@ void TestCollisionShapes::sphereOnBoxImpulses() {
       const double fn = std::abs(c.frictionImpulse.dot(c.normal));
       QVERIFY2(
           fn <= 1e-9 * c.frictionImpulse.norm() + 1e-12,
-          qPrintable(QString("friction impulse %1 has a normal component %2").arg(vec(c.frictionImpulse)).arg(fn)));
+          qPrintable(
+              QString("friction impulse %1 has a normal component %2").arg(xyz(c.frictionImpulse, kDigits)).arg(fn)));
       if (!joins(c, sphere, box)) continue;
       ++sphereBoxContacts;
       // frameA/frameB are the two rigid bodies, shapes matching.
@@ -1796,7 +1787,7 @@ void TestCollisionShapes::sphereOnBoxImpulses() {
       QVERIFY(c.frameB.kind() == FrameKind::RigidBody);
       // The sphere sits on the box's top face: the normal pushes it up.
       const Vector3d n = normalTowards(c, sphere);
-      QVERIFY2((n - Vector3d::UnitZ()).norm() <= 1e-2, qPrintable("normal towards the sphere " + vec(n)));
+      QVERIFY2((n - Vector3d::UnitZ()).norm() <= 1e-2, qPrintable("normal towards the sphere " + xyz(n, kDigits)));
       // Pyramid friction: each tangential row bounded by μ·λ.
       QVERIFY2(c.frictionImpulse.norm() <= std::sqrt(2.0) * mu * c.normalImpulse + 1e-9,
                qPrintable(QString("friction impulse %1 exceeds the cone of μ = %2 with λ = %3")
@@ -1812,7 +1803,7 @@ void TestCollisionShapes::sphereOnBoxImpulses() {
   QVERIFY2(maxImpulse > 0.0, "no normal impulse between sphere and box");
   QVERIFY2(maxFriction > 0.0, "a sliding, spinning sphere produced no friction impulse");
   // The sphere ends up on the box.
-  QVERIFY2(sphere.getPose().translation().z() > 0.45, qPrintable(vec(sphere.getPose().translation())));
+  QVERIFY2(sphere.getPose().translation().z() > 0.45, qPrintable(xyz(sphere.getPose().translation(), kDigits)));
 }
 
 void TestCollisionShapes::materialCombination() {

@@ -5,6 +5,7 @@
 // correction, failure handling and the contact view.
 
 #include "test_helpers.hpp"
+#include "world_helpers.hpp"
 
 #include <articula/articula.hpp>
 
@@ -20,68 +21,15 @@
 #include <vector>
 
 using namespace articula;
+using namespace articula::test;
 
 namespace {
 
-#define PHYSICS_CHECK(cond, message)         \
-  do {                                       \
-    if (!(cond)) QFAIL(qPrintable(message)); \
-  } while (false)
-
-// Sanitizer and unoptimised builds simulate the stack and the falling boxes
-// over shorter spans (and fewer boxes): they are there to catch memory and
-// undefined-behaviour errors; the optimised build runs the full scenarios.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(NDEBUG)
-#define CONTACT_TEST_REDUCED 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#ifndef CONTACT_TEST_REDUCED
-#define CONTACT_TEST_REDUCED 1
-#endif
-#endif
-#endif
-#ifdef CONTACT_TEST_REDUCED
-constexpr bool kReducedRuns = true;
-#else
-constexpr bool kReducedRuns = false;
-#endif
-
 constexpr double kPi = std::numbers::pi;
-constexpr double kG = 9.81;  // |default gravity| (m/s²)
-constexpr double kH = 1e-3;  // default time step (s)
-const QString kPgs = QStringLiteral("projected-gauss-seidel");
-const QString kPivoting = QStringLiteral("direct-pivoting");
-
-QString num(double x) {
-  return QString::number(x, 'g', 10);
-}
-QString vec(const Vector3d& v) {
-  return QString("(%1, %2, %3)").arg(num(v.x()), num(v.y()), num(v.z()));
-}
+constexpr int kDigits = 10;  // significant digits of the values in failure messages
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-int stepsFor(double seconds) {
-  return static_cast<int>(std::lround(seconds / kH));
-}
-
-WorldOptions optionsFor(const QString& method) {
-  WorldOptions o;
-  o.solver.method = method.toStdString();
-  return o;
-}
-
-void addSolverRows() {
-  QTest::addColumn<QString>("method");
-  QTest::newRow("projected-gauss-seidel") << kPgs;
-  QTest::newRow("direct-pivoting") << kPivoting;
-}
-
-bool stateIsFinite(const World& world) {
-  return world.getPositions().allFinite() && world.getVelocities().allFinite();
 }
 
 Vector3d position(const RigidBody& body) {
@@ -116,18 +64,7 @@ RigidBody addSphere(World& world, const std::string& name, double mass, double r
 
 // Fails the test when the state of `world` is not finite.
 #define REQUIRE_FINITE(world) \
-  PHYSICS_CHECK(stateIsFinite(world), QString("non-finite state at t = %1 s").arg(num((world).getTime())))
-
-// Steps `n` times, failing the test on a non-finite state or a failed step.
-#define STEP_CHECKED(world, n)                                                                                       \
-  do {                                                                                                               \
-    for (int step_i_ = 0; step_i_ < (n); ++step_i_) {                                                                \
-      (world).step();                                                                                                \
-      PHYSICS_CHECK(stateIsFinite(world) && !(world).getStepDiagnostics().failed,                                    \
-                    QString("step failed at t = %1 s: %2")                                                           \
-                        .arg(num((world).getTime()), QString::fromStdString((world).getStepDiagnostics().message))); \
-    }                                                                                                                \
-  } while (false)
+  ARTICULA_CHECK(stateIsFinite(world), QString("non-finite state at t = %1 s").arg(num((world).getTime(), kDigits)))
 
 // ---- box on an incline ------------------------------------------------------
 
@@ -246,8 +183,9 @@ void TestContactPhysics::boxRestsOnGround() {
   RigidBody box = addBox(world, "box", 1.0, Vector3d::Constant(kBoxSide), test::translation(0.3, -0.2, 0.5 * kBoxSide));
   STEP_CHECKED(world, stepsFor(0.5));
   const double z0 = position(box).z();
-  PHYSICS_CHECK(std::abs(z0 - 0.5 * kBoxSide) <= 1e-3,
-                QString("box not resting on the ground after settling: z = %1 m, expected %2").arg(num(z0)).arg(0.1));
+  ARTICULA_CHECK(
+      std::abs(z0 - 0.5 * kBoxSide) <= 1e-3,
+      QString("box not resting on the ground after settling: z = %1 m, expected %2").arg(num(z0, kDigits)).arg(0.1));
   double maxDrift = 0.0;
   for (int n = 0; n < stepsFor(4.5); ++n) {
     world.step();
@@ -257,9 +195,9 @@ void TestContactPhysics::boxRestsOnGround() {
   const double v = box.getLinearVelocityWorld().norm();
   const double w = box.getAngularVelocityWorld().norm();
   qInfo("%s: max vertical drift %.3e m, final |v| %.3e m/s, |w| %.3e rad/s", qPrintable(method), maxDrift, v, w);
-  PHYSICS_CHECK(maxDrift <= 1e-4, QString("vertical drift %1 m > 1e-4 m").arg(num(maxDrift)));
-  PHYSICS_CHECK(v <= 1e-5, QString("residual linear speed %1 m/s > 1e-5").arg(num(v)));
-  PHYSICS_CHECK(w <= 1e-5, QString("residual angular speed %1 rad/s > 1e-5").arg(num(w)));
+  ARTICULA_CHECK(maxDrift <= 1e-4, QString("vertical drift %1 m > 1e-4 m").arg(num(maxDrift, kDigits)));
+  ARTICULA_CHECK(v <= 1e-5, QString("residual linear speed %1 m/s > 1e-5").arg(num(v, kDigits)));
+  ARTICULA_CHECK(w <= 1e-5, QString("residual angular speed %1 rad/s > 1e-5").arg(num(w, kDigits)));
 }
 
 // 2a. θ = 25°, μ = 0.7 > tan θ ≈ 0.466: static friction holds the box; after
@@ -283,8 +221,9 @@ void TestContactPhysics::boxSticksOnIncline() {
     maxDisp = std::max(maxDisp, (position(box) - p0).norm());
   }
   qInfo("%s: max displacement on the incline %.3e m", qPrintable(method), maxDisp);
-  PHYSICS_CHECK(maxDisp <= 1e-4,
-                QString("box crept %1 m > 1e-4 m on a %2° incline with μ = %3").arg(num(maxDisp)).arg(25).arg(mu));
+  ARTICULA_CHECK(
+      maxDisp <= 1e-4,
+      QString("box crept %1 m > 1e-4 m on a %2° incline with μ = %3").arg(num(maxDisp, kDigits)).arg(25).arg(mu));
 }
 
 // 2b. θ = 25°, μ = 0.2 < tan θ: the box slides with a = g (sin θ − μ cos θ).
@@ -317,10 +256,11 @@ void TestContactPhysics::boxSlidesDownIncline() {
   const double height = normal.dot(position(box));
   qInfo("%s: a = %.6f m/s², expected %.6f (rel. err %.3e); height above the incline %.6f m", qPrintable(method), a,
         expected, std::abs(a / expected - 1.0), height);
-  PHYSICS_CHECK(std::abs(height - 0.5 * kBoxSide) <= 1e-3,
-                QString("box left the incline surface: distance %1 m, expected 0.1").arg(num(height)));
-  PHYSICS_CHECK(std::abs(a / expected - 1.0) <= 0.01,
-                QString("sliding acceleration %1 m/s², expected g(sinθ − μcosθ) = %2").arg(num(a), num(expected)));
+  ARTICULA_CHECK(std::abs(height - 0.5 * kBoxSide) <= 1e-3,
+                 QString("box left the incline surface: distance %1 m, expected 0.1").arg(num(height, kDigits)));
+  ARTICULA_CHECK(std::abs(a / expected - 1.0) <= 0.01,
+                 QString("sliding acceleration %1 m/s², expected g(sinθ − μcosθ) = %2")
+                     .arg(num(a, kDigits), num(expected, kDigits)));
 }
 
 // 3. A sphere (r = 0.1 m, e = 0.5, frictionless) dropped from a bottom height
@@ -353,8 +293,8 @@ void TestContactPhysics::bouncingSphereReboundHeight() {
   const double ratio = apex / dropHeight;
   qInfo("apex %.6f m, ratio %.6f, expected e² = %.4f (rel. err %.3e); max penetration %.3e m", apex, ratio, e * e,
         std::abs(ratio / (e * e) - 1.0), -minBottom);
-  PHYSICS_CHECK(std::abs(ratio / (e * e) - 1.0) <= 0.03,
-                QString("rebound ratio %1, expected e² = %2").arg(num(ratio), num(e * e)));
+  ARTICULA_CHECK(std::abs(ratio / (e * e) - 1.0) <= 0.03,
+                 QString("rebound ratio %1, expected e² = %2").arg(num(ratio, kDigits), num(e * e, kDigits)));
 }
 
 // 4. Ten 1 kg, 0.2 m cubes stacked exactly touching stand for 10 s (1 s in
@@ -392,8 +332,9 @@ void TestContactPhysics::stackOfTenBoxesStands() {
   const double seconds = secondsSince(t0);
   qInfo("%s: max horizontal displacement %.3e m, max vertical %.3e m, %.2f s wall time for %.0f s", qPrintable(method),
         maxHorizontal, maxVertical, seconds, duration);
-  PHYSICS_CHECK(maxHorizontal <= 0.01, QString("a box moved %1 m horizontally (> 1 cm)").arg(num(maxHorizontal)));
-  PHYSICS_CHECK(maxVertical <= 0.02, QString("a box moved %1 m vertically (> 2 cm)").arg(num(maxVertical)));
+  ARTICULA_CHECK(maxHorizontal <= 0.01,
+                 QString("a box moved %1 m horizontally (> 1 cm)").arg(num(maxHorizontal, kDigits)));
+  ARTICULA_CHECK(maxVertical <= 0.02, QString("a box moved %1 m vertically (> 2 cm)").arg(num(maxVertical, kDigits)));
 }
 
 // 5. A pendulum (1 kg point mass 0.5 m below a revolute joint about y,
@@ -451,10 +392,11 @@ void TestContactPhysics::pendulumStopsAtPositionLimit() {
       "|θ̇| %.3e rad/s",
       qPrintable(method), upper ? "upper" : "lower", contactTime, maxViolation, maxDeparture, finalSpeed);
   QVERIFY2(contactTime > 0.0, "the pendulum never reached its limit");
-  PHYSICS_CHECK(maxViolation <= tol, QString("limit violated by %1 rad (> 1e-3)").arg(num(maxViolation)));
-  PHYSICS_CHECK(maxDeparture <= tol,
-                QString("the pendulum bounced %1 rad away from the limit (> 1e-3)").arg(num(maxDeparture)));
-  PHYSICS_CHECK(finalSpeed <= 1e-3, QString("not at rest against the limit: |θ̇| = %1 rad/s").arg(num(finalSpeed)));
+  ARTICULA_CHECK(maxViolation <= tol, QString("limit violated by %1 rad (> 1e-3)").arg(num(maxViolation, kDigits)));
+  ARTICULA_CHECK(maxDeparture <= tol,
+                 QString("the pendulum bounced %1 rad away from the limit (> 1e-3)").arg(num(maxDeparture, kDigits)));
+  ARTICULA_CHECK(finalSpeed <= 1e-3,
+                 QString("not at rest against the limit: |θ̇| = %1 rad/s").arg(num(finalSpeed, kDigits)));
 }
 
 // 6. A solid sphere (I = 2/5 m r²) launched horizontally at v0 without spin
@@ -480,12 +422,12 @@ void TestContactPhysics::slidingSphereStartsRolling() {
       "rolling from t = %.4f s: v(0.2 s) = %.6f m/s, v(1 s) = %.6f m/s (expected %.6f, rel. err %.3e), ω r = %.6f "
       "m/s (slip %.3e); height %.6f m",
       rollTime, vEarly, v, expected, std::abs(v / expected - 1.0), wr, std::abs(v - wr) / expected, position(ball).z());
-  PHYSICS_CHECK(std::abs(position(ball).z() - r) <= 1e-3,
-                QString("sphere left the ground: centre height %1 m").arg(num(position(ball).z())));
-  PHYSICS_CHECK(std::abs(v / expected - 1.0) <= 0.01,
-                QString("rolling speed %1 m/s, expected 5/7 v0 = %2").arg(num(v), num(expected)));
-  PHYSICS_CHECK(std::abs(v - wr) <= 0.01 * std::abs(v),
-                QString("slipping: v = %1 m/s, ω r = %2 m/s").arg(num(v), num(wr)));
+  ARTICULA_CHECK(std::abs(position(ball).z() - r) <= 1e-3,
+                 QString("sphere left the ground: centre height %1 m").arg(num(position(ball).z(), kDigits)));
+  ARTICULA_CHECK(std::abs(v / expected - 1.0) <= 0.01,
+                 QString("rolling speed %1 m/s, expected 5/7 v0 = %2").arg(num(v, kDigits), num(expected, kDigits)));
+  ARTICULA_CHECK(std::abs(v - wr) <= 0.01 * std::abs(v),
+                 QString("slipping: v = %1 m/s, ω r = %2 m/s").arg(num(v, kDigits), num(wr, kDigits)));
 }
 
 // 7a. Gravity off: a 1 kg sphere hits a 3 kg box (0.3 × 0.25 × 0.2 m) off
@@ -567,18 +509,20 @@ void TestContactPhysics::offCentreCollisionConservesMomentum() {
       "rad/s; plain momentum before impact %.3e / %.3e, after 0.4 s %.3e / %.3e",
       maxLinear, maxAngular, maxExchanged, spin, preImpactLinear, preImpactAngular,
       (m1.linear - m0.linear).norm() / m0.linear.norm(), (m1.angular - m0.angular).norm() / m0.angular.norm());
-  PHYSICS_CHECK(touched && maxExchanged > 0.1 * m0.linear.norm() && spin > 0.1,
-                QString("no collision: largest impulse %1 N·s, box spin %2 rad/s").arg(num(maxExchanged), num(spin)));
-  PHYSICS_CHECK(
-      preImpactLinear <= 1e-12 && preImpactAngular <= 1e-12,
-      QString("momentum changed before the impact: %1 / %2").arg(num(preImpactLinear), num(preImpactAngular)));
-  PHYSICS_CHECK(maxLinear <= 1e-9,
-                QString("contact impulses change the linear momentum by %1 (relative)").arg(num(maxLinear)));
+  ARTICULA_CHECK(touched && maxExchanged > 0.1 * m0.linear.norm() && spin > 0.1,
+                 QString("no collision: largest impulse %1 N·s, box spin %2 rad/s")
+                     .arg(num(maxExchanged, kDigits), num(spin, kDigits)));
+  ARTICULA_CHECK(preImpactLinear <= 1e-12 && preImpactAngular <= 1e-12,
+                 QString("momentum changed before the impact: %1 / %2")
+                     .arg(num(preImpactLinear, kDigits), num(preImpactAngular, kDigits)));
+  ARTICULA_CHECK(maxLinear <= 1e-9,
+                 QString("contact impulses change the linear momentum by %1 (relative)").arg(num(maxLinear, kDigits)));
   const double linearDrift = (m1.linear - m0.linear).norm() / m0.linear.norm();
-  PHYSICS_CHECK(linearDrift <= 1e-9,
-                QString("total linear momentum changed by %1 (relative) over the run").arg(num(linearDrift)));
-  PHYSICS_CHECK(maxAngular <= 1e-9,
-                QString("contact impulses change the angular momentum by %1 (relative)").arg(num(maxAngular)));
+  ARTICULA_CHECK(linearDrift <= 1e-9,
+                 QString("total linear momentum changed by %1 (relative) over the run").arg(num(linearDrift, kDigits)));
+  ARTICULA_CHECK(
+      maxAngular <= 1e-9,
+      QString("contact impulses change the angular momentum by %1 (relative)").arg(num(maxAngular, kDigits)));
 }
 
 // 7b. Two frictionless spheres (1 kg and 2 kg) with e = 1 collide head-on:
@@ -609,11 +553,14 @@ void TestContactPhysics::headOnElasticSpheresReverseRelativeVelocity() {
   const Vector3d relAfter = a.getLinearVelocityWorld() - b.getLinearVelocityWorld();
   const double err = (relAfter + relBefore).norm() / relBefore.norm();
   qInfo("relative velocity before %s, after %s (rel. err %.3e); momentum error linear %.3e, angular %.3e",
-        qPrintable(vec(relBefore)), qPrintable(vec(relAfter)), err, maxLinear, maxAngular);
+        qPrintable(xyz(relBefore, kDigits)), qPrintable(xyz(relAfter, kDigits)), err, maxLinear, maxAngular);
   QVERIFY2(touched, "the spheres never touched");
-  PHYSICS_CHECK(err <= 0.02, QString("relative velocity after %1, expected %2").arg(vec(relAfter), vec(-relBefore)));
-  PHYSICS_CHECK(maxLinear <= 1e-9, QString("linear momentum changed by %1 (relative)").arg(num(maxLinear)));
-  PHYSICS_CHECK(maxAngular <= 1e-9, QString("angular momentum changed by %1 (relative)").arg(num(maxAngular)));
+  ARTICULA_CHECK(
+      err <= 0.02,
+      QString("relative velocity after %1, expected %2").arg(xyz(relAfter, kDigits), xyz(-relBefore, kDigits)));
+  ARTICULA_CHECK(maxLinear <= 1e-9, QString("linear momentum changed by %1 (relative)").arg(num(maxLinear, kDigits)));
+  ARTICULA_CHECK(maxAngular <= 1e-9,
+                 QString("angular momentum changed by %1 (relative)").arg(num(maxAngular, kDigits)));
 }
 
 // 8. 500 boxes of random sizes (0.08–0.16 m sides, 1000 kg/m³) and random
@@ -654,15 +601,15 @@ void TestContactPhysics::manyRandomBoxesStayFiniteAndAboveGround() {
   for (int n = 0; n < stepsFor(duration); ++n) {
     world.step();
     const VectorXd q = world.getPositions();
-    PHYSICS_CHECK(q.allFinite() && world.getVelocities().allFinite(),
-                  QString("non-finite state at t = %1 s").arg(num(world.getTime())));
+    ARTICULA_CHECK(q.allFinite() && world.getVelocities().allFinite(),
+                   QString("non-finite state at t = %1 s").arg(num(world.getTime(), kDigits)));
     for (std::size_t k = 0; k < minHeight.size(); ++k) {
       const double z = q[static_cast<Eigen::Index>(7 * k + 2)];
       worst = std::min(worst, z - minHeight[k]);
-      PHYSICS_CHECK(z >= minHeight[k] - 0.01,
-                    QString("box %1 sank: centre z = %2 m, lowest resting height %3 m, t = %4 s")
-                        .arg(k)
-                        .arg(num(z), num(minHeight[k]), num(world.getTime())));
+      ARTICULA_CHECK(z >= minHeight[k] - 0.01,
+                     QString("box %1 sank: centre z = %2 m, lowest resting height %3 m, t = %4 s")
+                         .arg(k)
+                         .arg(num(z, kDigits), num(minHeight[k], kDigits), num(world.getTime(), kDigits)));
     }
   }
   qInfo("%zu boxes, %.1f s: %.2f s wall time, deepest centre %.3e m below its resting height, %d contacts at the end",
@@ -689,8 +636,9 @@ void TestContactPhysics::coulombJointFriction() {
     const double q = joint.getPosition(0);
     const double v = joint.getVelocity(0);
     qInfo("%s: τ = 0.3 < f: θ = %.3e rad, θ̇ = %.3e rad/s after 1 s", qPrintable(method), q, v);
-    PHYSICS_CHECK(std::abs(q) <= 1e-7 && std::abs(v) <= 1e-7,
-                  QString("static joint friction slipped: θ = %1 rad, θ̇ = %2 rad/s").arg(num(q), num(v)));
+    ARTICULA_CHECK(
+        std::abs(q) <= 1e-7 && std::abs(v) <= 1e-7,
+        QString("static joint friction slipped: θ = %1 rad, θ̇ = %2 rad/s").arg(num(q, kDigits), num(v, kDigits)));
   }
   for (const double tau : {1.5, -1.5}) {
     World world(optionsFor(method));
@@ -700,8 +648,9 @@ void TestContactPhysics::coulombJointFriction() {
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     const double expected = std::copysign(std::abs(tau) - f, tau) / kRotorInertia;
     qInfo("%s: τ = %.1f: θ̈ = %.8f rad/s², expected %.8f", qPrintable(method), tau, a, expected);
-    PHYSICS_CHECK(std::abs(a / expected - 1.0) <= 0.01,
-                  QString("τ = %1: θ̈ = %2 rad/s², expected (τ − f)/I = %3").arg(num(tau), num(a), num(expected)));
+    ARTICULA_CHECK(std::abs(a / expected - 1.0) <= 0.01,
+                   QString("τ = %1: θ̈ = %2 rad/s², expected (τ − f)/I = %3")
+                       .arg(num(tau, kDigits), num(a, kDigits), num(expected, kDigits)));
   }
 }
 
@@ -728,10 +677,10 @@ void TestContactPhysics::jointVelocityLimit() {
   const double finalSpeed = joint.getVelocity(0);
   qInfo("%s: velocity limit %.1f: max |θ̇| = %.15g (relative excess %.3e), final θ̇ = %.15g", qPrintable(method), limit,
         maxSpeed, maxSpeed / limit - 1.0, finalSpeed);
-  PHYSICS_CHECK(maxSpeed <= limit * (1.0 + 1e-9),
-                QString("velocity limit %1 exceeded: |θ̇| = %2").arg(num(limit)).arg(maxSpeed, 0, 'g', 17));
-  PHYSICS_CHECK(finalSpeed >= limit * (1.0 - 1e-6),
-                QString("did not reach the velocity limit: θ̇ = %1 rad/s").arg(finalSpeed, 0, 'g', 17));
+  ARTICULA_CHECK(maxSpeed <= limit * (1.0 + 1e-9),
+                 QString("velocity limit %1 exceeded: |θ̇| = %2").arg(num(limit, kDigits)).arg(maxSpeed, 0, 'g', 17));
+  ARTICULA_CHECK(finalSpeed >= limit * (1.0 - 1e-6),
+                 QString("did not reach the velocity limit: θ̇ = %1 rad/s").arg(finalSpeed, 0, 'g', 17));
 }
 
 // 10b. Effort limit 1 N·m with τ = ±10 N·m: the applied torque is clamped,
@@ -752,9 +701,9 @@ void TestContactPhysics::jointEffortLimit() {
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     const double expected = std::copysign(1.0, tau) / kRotorInertia;
     qInfo("%s: effort limit 1, τ = %.0f: θ̈ = %.12f rad/s², expected %.12f", qPrintable(method), tau, a, expected);
-    PHYSICS_CHECK(
-        std::abs(a / expected - 1.0) <= 1e-6,
-        QString("effort limit 1 with τ = %1: θ̈ = %2 rad/s², expected 1/I = %3").arg(num(tau), num(a), num(expected)));
+    ARTICULA_CHECK(std::abs(a / expected - 1.0) <= 1e-6,
+                   QString("effort limit 1 with τ = %1: θ̈ = %2 rad/s², expected 1/I = %3")
+                       .arg(num(tau, kDigits), num(a, kDigits), num(expected, kDigits)));
   }
 }
 
@@ -789,12 +738,12 @@ void TestContactPhysics::splitImpulseRemovesPenetrationWithoutLaunching() {
   qInfo("%s: depth after 1 s %.3e m (contacts report %.3e), max upward speed %.3e m/s (Baumgarte bias would be %.3f)",
         qPrintable(method), depth, contactDepth, maxUp, baumgarteSpeed);
   QVERIFY2(!world.getContacts().empty(), "no contacts with the ground after 1 s");
-  PHYSICS_CHECK(depth <= allowed + 1e-4 && contactDepth <= allowed + 1e-4,
-                QString("penetration not removed: %1 m from the pose, %2 m from the contacts (> %3)")
-                    .arg(num(depth), num(contactDepth), num(allowed + 1e-4)));
-  PHYSICS_CHECK(std::abs(position(box).z() - 0.5 * kBoxSide) <= 1e-3,
-                QString("box not resting at the surface: z = %1 m").arg(num(position(box).z())));
-  PHYSICS_CHECK(maxUp <= 1e-3, QString("split impulse launched the box upward at %1 m/s").arg(num(maxUp)));
+  ARTICULA_CHECK(depth <= allowed + 1e-4 && contactDepth <= allowed + 1e-4,
+                 QString("penetration not removed: %1 m from the pose, %2 m from the contacts (> %3)")
+                     .arg(num(depth, kDigits), num(contactDepth, kDigits), num(allowed + 1e-4, kDigits)));
+  ARTICULA_CHECK(std::abs(position(box).z() - 0.5 * kBoxSide) <= 1e-3,
+                 QString("box not resting at the surface: z = %1 m").arg(num(position(box).z(), kDigits)));
+  ARTICULA_CHECK(maxUp <= 1e-3, QString("split impulse launched the box upward at %1 m/s").arg(num(maxUp, kDigits)));
 }
 
 // 12. A NaN external force: step() does not throw, keeps the previous state,
@@ -827,9 +776,9 @@ void TestContactPhysics::nonFiniteForceFailsStepAndKeepsState() {
                                                           QString::fromStdString(world.getStepDiagnostics().message)));
   QVERIFY(stateIsFinite(world));
   STEP_CHECKED(world, 100);
-  PHYSICS_CHECK(std::abs(position(box).z() - 0.5 * kBoxSide) <= 1e-3 && box.getLinearVelocityWorld().norm() <= 1e-3,
-                QString("box not resting after recovery: z = %1, v = %2")
-                    .arg(num(position(box).z()), vec(box.getLinearVelocityWorld())));
+  ARTICULA_CHECK(std::abs(position(box).z() - 0.5 * kBoxSide) <= 1e-3 && box.getLinearVelocityWorld().norm() <= 1e-3,
+                 QString("box not resting after recovery: z = %1, v = %2")
+                     .arg(num(position(box).z(), kDigits), xyz(box.getLinearVelocityWorld(), kDigits)));
 }
 
 // 13. The contact view of a resting box: every contact pairs the box's body
@@ -849,35 +798,36 @@ void TestContactPhysics::contactViewOfRestingBox() {
     world.step();
     const auto contacts = world.getContacts();
     const StepDiagnostics& diag = world.getStepDiagnostics();
-    PHYSICS_CHECK(contacts.size() >= 3, QString("%1 contacts for a box face on a plane").arg(contacts.size()));
-    PHYSICS_CHECK(diag.numContacts == static_cast<int>(contacts.size()),
-                  QString("diagnostics report %1 contacts, view has %2").arg(diag.numContacts).arg(contacts.size()));
+    ARTICULA_CHECK(contacts.size() >= 3, QString("%1 contacts for a box face on a plane").arg(contacts.size()));
+    ARTICULA_CHECK(diag.numContacts == static_cast<int>(contacts.size()),
+                   QString("diagnostics report %1 contacts, view has %2").arg(diag.numContacts).arg(contacts.size()));
     double sum = 0.0;
     for (const Contact& c : contacts) {
       const bool boxIsA = c.frameA == box;
       const Frame& other = boxIsA ? c.frameB : c.frameA;
       const Shape& mine = boxIsA ? c.shapeA : c.shapeB;
       const Shape& theirs = boxIsA ? c.shapeB : c.shapeA;
-      PHYSICS_CHECK((boxIsA || c.frameB == box) && other.isWorld() && mine == boxShape && theirs == ground,
-                    QString("contact between %1 and %2 does not pair the box with the ground")
-                        .arg(QString::fromStdString(c.frameA.name()), QString::fromStdString(c.frameB.name())));
+      ARTICULA_CHECK((boxIsA || c.frameB == box) && other.isWorld() && mine == boxShape && theirs == ground,
+                     QString("contact between %1 and %2 does not pair the box with the ground")
+                         .arg(QString::fromStdString(c.frameA.name()), QString::fromStdString(c.frameB.name())));
       const Vector3d up = boxIsA ? c.normal : Vector3d(-c.normal);
-      PHYSICS_CHECK((up - Vector3d::UnitZ()).norm() <= 1e-6 && std::abs(c.normal.norm() - 1.0) <= 1e-12,
-                    QString("normal %1 does not push the box along +z").arg(vec(c.normal)));
+      ARTICULA_CHECK((up - Vector3d::UnitZ()).norm() <= 1e-6 && std::abs(c.normal.norm() - 1.0) <= 1e-12,
+                     QString("normal %1 does not push the box along +z").arg(xyz(c.normal, kDigits)));
       const Vector3d local = c.point - position(box);
-      PHYSICS_CHECK(std::abs(c.point.z()) <= 1e-3 && std::abs(local.x()) <= 0.5 * kBoxSide + 1e-3 &&
-                        std::abs(local.y()) <= 0.5 * kBoxSide + 1e-3,
-                    QString("contact point %1 not on the bottom face").arg(vec(c.point)));
-      PHYSICS_CHECK(c.depth <= 1e-3, QString("depth %1 m").arg(num(c.depth)));
-      PHYSICS_CHECK(c.normalImpulse >= 0.0, QString("negative normal impulse %1").arg(num(c.normalImpulse)));
-      PHYSICS_CHECK(c.frictionImpulse.norm() <= 1e-4 * expected,
-                    QString("friction impulse %1 on flat ground").arg(vec(c.frictionImpulse)));
-      PHYSICS_CHECK(c.age > 0, QString("contact age %1 on a resting box").arg(c.age));
+      ARTICULA_CHECK(std::abs(c.point.z()) <= 1e-3 && std::abs(local.x()) <= 0.5 * kBoxSide + 1e-3 &&
+                         std::abs(local.y()) <= 0.5 * kBoxSide + 1e-3,
+                     QString("contact point %1 not on the bottom face").arg(xyz(c.point, kDigits)));
+      ARTICULA_CHECK(c.depth <= 1e-3, QString("depth %1 m").arg(num(c.depth, kDigits)));
+      ARTICULA_CHECK(c.normalImpulse >= 0.0, QString("negative normal impulse %1").arg(num(c.normalImpulse, kDigits)));
+      ARTICULA_CHECK(c.frictionImpulse.norm() <= 1e-4 * expected,
+                     QString("friction impulse %1 on flat ground").arg(xyz(c.frictionImpulse, kDigits)));
+      ARTICULA_CHECK(c.age > 0, QString("contact age %1 on a resting box").arg(c.age));
       sum += c.normalImpulse;
     }
     worstSum = std::max(worstSum, std::abs(sum / expected - 1.0));
-    PHYSICS_CHECK(std::abs(sum / expected - 1.0) <= 0.01,
-                  QString("sum of normal impulses %1 N·s, expected m g h = %2").arg(num(sum), num(expected)));
+    ARTICULA_CHECK(
+        std::abs(sum / expected - 1.0) <= 0.01,
+        QString("sum of normal impulses %1 N·s, expected m g h = %2").arg(num(sum, kDigits), num(expected, kDigits)));
   }
   const StepTimings& t = world.getLastStepTimings();
   qInfo("normal impulse sum within %.3e of m g h; last step %.1f µs (collision %.1f, solve %.1f)", worstSum,
@@ -924,9 +874,9 @@ void TestContactPhysics::frictionPolygonDirections() {
   const double expected = factor * mu * g;
   qInfo("K = %d, sliding at %.1f°: deceleration %.5f m/s², expected %.5f (rel. err %.2e)", directions,
         angle * 180.0 / std::numbers::pi, decel, expected, std::abs(decel / expected - 1.0));
-  PHYSICS_CHECK(v1 > 0.5, QString("the box stopped too early: v = %1 m/s").arg(num(v1)));
-  PHYSICS_CHECK(std::abs(decel / expected - 1.0) <= 0.01,
-                QString("deceleration %1 m/s², expected %2").arg(num(decel), num(expected)));
+  ARTICULA_CHECK(v1 > 0.5, QString("the box stopped too early: v = %1 m/s").arg(num(v1, kDigits)));
+  ARTICULA_CHECK(std::abs(decel / expected - 1.0) <= 0.01,
+                 QString("deceleration %1 m/s², expected %2").arg(num(decel, kDigits), num(expected, kDigits)));
 }
 
 QTEST_APPLESS_MAIN(TestContactPhysics)

@@ -24,6 +24,7 @@
 
 #include "crossing_detector.hpp"
 #include "test_helpers.hpp"
+#include "world_helpers.hpp"
 
 #include <articula/articula.hpp>
 
@@ -37,19 +38,9 @@
 #include <vector>
 
 using namespace articula;
-using articula::test::CrossingDetector;
+using namespace articula::test;
 
 namespace {
-
-// Check without building the message unless it fails (used inside long loops).
-#define ENERGY_CHECK(cond, message)          \
-  do {                                       \
-    if (!(cond)) QFAIL(qPrintable(message)); \
-  } while (false)
-
-QString num(double x) {
-  return QString::number(x, 'g', 17);
-}
 
 // Solid box about its centre (computed here, not with Inertia::box, so the
 // test does not depend on that helper).
@@ -134,10 +125,6 @@ double chainEquilibriumPotential(double g) {
     depth += kLength[i];
   }
   return V;
-}
-
-double totalEnergy(const World& w) {
-  return w.computeKineticEnergy() + w.computePotentialEnergy();
 }
 
 // Energies recomputed from frame kinematics: Σ ½ m |v_c|² + ½ ωᵀ I_W ω and
@@ -258,7 +245,7 @@ void TestEnergy::rk4ConservesEnergyFiveLinkPendulum() {
     world.step();
     const double T = world.computeKineticEnergy();
     const double E = T + world.computePotentialEnergy();
-    ENERGY_CHECK(std::isfinite(E), QString("non-finite energy at step %1").arg(n));
+    ARTICULA_CHECK(std::isfinite(E), QString("non-finite energy at step %1").arg(n));
     maxDrift = std::max(maxDrift, std::abs(E - E0));
     minT = std::min(minT, T);
     maxT = std::max(maxT, T);
@@ -297,7 +284,7 @@ void TestEnergy::semiImplicitEulerBoundedSmallOscillationChain() {
   for (int n = 1; n <= steps; ++n) {
     world.step();
     const double err = std::abs(totalEnergy(world) - E0);
-    ENERGY_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
+    ARTICULA_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
     if (n <= 10000) first = std::max(first, err);
     if (n > steps - 10000) last = std::max(last, err);
     all = std::max(all, err);
@@ -342,7 +329,7 @@ void TestEnergy::semiImplicitEulerBoundedLargeAmplitudeSingleDof() {
   for (int n = 1; n <= steps; ++n) {
     world.step();
     const double err = std::abs(totalEnergy(world) - E0);
-    ENERGY_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
+    ARTICULA_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
     if (n <= 10000) first = std::max(first, err);
     if (n > steps - 10000) last = std::max(last, err);
     all = std::max(all, err);
@@ -375,7 +362,7 @@ void TestEnergy::semiImplicitEulerChaoticChainStaysSane() {
   for (int n = 1; n <= steps; ++n) {
     world.step();
     const double err = std::abs(totalEnergy(world) - E0);
-    ENERGY_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
+    ARTICULA_CHECK(std::isfinite(err), QString("non-finite energy at step %1").arg(n));
     if (n <= 10000) first = std::max(first, err);
     if (n > steps - 10000) last = std::max(last, err);
     all = std::max(all, err);
@@ -410,7 +397,7 @@ void TestEnergy::stiffSpringSemiImplicitNeverGainsEnergy() {
     for (int n = 1; n <= 2000; ++n) {
       world.step();
       const double E = totalEnergy(world);
-      ENERGY_CHECK(
+      ARTICULA_CHECK(
           std::isfinite(E) && E <= E0 * (1.0 + 1e-12),
           QString("k = %1 (ωh = %2): E = %3 > E0 = %4 at step %5").arg(num(k), num(omegaH), num(E), num(E0)).arg(n));
       maxE = std::max(maxE, E);
@@ -447,12 +434,12 @@ void TestEnergy::stiffSpringFollowsBackwardEulerRecurrence() {
       th += h * thd;
       const double gotTh = joint.getPosition(0);
       const double gotThd = joint.getVelocity(0);
-      ENERGY_CHECK(std::abs(gotTh - th) <= 1e-10 * (1.0 + std::abs(th)) &&
-                       std::abs(gotThd - thd) <= 1e-10 * (1.0 + std::abs(thd)),
-                   QString("k = %1, d = %2, a = %3, step %4: (θ, θ̇) = (%5, %6), backward-Euler recurrence (%7, %8)")
-                       .arg(num(cs.k), num(cs.d), num(cs.a))
-                       .arg(n)
-                       .arg(num(gotTh), num(gotThd), num(th), num(thd)));
+      ARTICULA_CHECK(std::abs(gotTh - th) <= 1e-10 * (1.0 + std::abs(th)) &&
+                         std::abs(gotThd - thd) <= 1e-10 * (1.0 + std::abs(thd)),
+                     QString("k = %1, d = %2, a = %3, step %4: (θ, θ̇) = (%5, %6), backward-Euler recurrence (%7, %8)")
+                         .arg(num(cs.k), num(cs.d), num(cs.a))
+                         .arg(n)
+                         .arg(num(gotTh), num(gotThd), num(th), num(thd)));
     }
   }
 }
@@ -474,10 +461,10 @@ void TestEnergy::dampedStiffSpringDecaysMonotonically() {
       for (int n = 1; n <= 3000; ++n) {
         world.step();
         const double E = totalEnergy(world);
-        ENERGY_CHECK(std::isfinite(E) && E <= prev + 1e-13 * E0,
-                     QString("k = %1, d = %2: energy rose from %3 to %4 at step %5")
-                         .arg(num(k), num(d), num(prev), num(E))
-                         .arg(n));
+        ARTICULA_CHECK(std::isfinite(E) && E <= prev + 1e-13 * E0,
+                       QString("k = %1, d = %2: energy rose from %3 to %4 at step %5")
+                           .arg(num(k), num(d), num(prev), num(E))
+                           .arg(n));
         prev = E;
       }
       QVERIFY2(prev < E0, qPrintable(QString("k = %1, d = %2: no dissipation").arg(num(k), num(d))));
@@ -534,8 +521,8 @@ void TestEnergy::stiffChainWithGravityStaysBounded() {
     for (int n = 1; n <= 2000; ++n) {
       world.step();
       const double E = totalEnergy(world);
-      ENERGY_CHECK(std::isfinite(E) && E <= E0 + 1e-9 * E0,
-                   QString("d = %1: E = %2 > E0 = %3 at step %4").arg(num(d), num(E), num(E0)).arg(n));
+      ARTICULA_CHECK(std::isfinite(E) && E <= E0 + 1e-9 * E0,
+                     QString("d = %1: E = %2 > E0 = %3 at step %4").arg(num(d), num(E), num(E0)).arg(n));
     }
     // Static equilibrium: τ_spring = −k q balances gravity, q ≈ −k⁻¹·g(q) ≈ O(1e-6).
     const VectorXd q = mb.getPositions();

@@ -10,6 +10,7 @@
 
 #include "crossing_detector.hpp"
 #include "test_helpers.hpp"
+#include "world_helpers.hpp"
 
 #include <articula/articula.hpp>
 
@@ -23,87 +24,15 @@
 #include <vector>
 
 using namespace articula;
-using articula::test::CrossingDetector;
+using namespace articula::test;
 
 namespace {
 
-#define DYN_CHECK(cond, message)             \
-  do {                                       \
-    if (!(cond)) QFAIL(qPrintable(message)); \
-  } while (false)
-
-// Sanitizer and unoptimised builds simulate shorter spans: they are there to
-// catch memory and undefined-behaviour errors; the optimised build runs the
-// full scenarios.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(NDEBUG)
-#define CLOSURE_TEST_REDUCED 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#ifndef CLOSURE_TEST_REDUCED
-#define CLOSURE_TEST_REDUCED 1
-#endif
-#endif
-#endif
-#ifdef CLOSURE_TEST_REDUCED
-constexpr bool kReducedRuns = true;
-#else
-constexpr bool kReducedRuns = false;
-#endif
-
 constexpr double kPi = std::numbers::pi;
-constexpr double kG = 9.81;  // |default gravity| (m/s²), along −z
-constexpr double kH = 1e-3;  // default time step (s)
-const QString kPgs = QStringLiteral("projected-gauss-seidel");
-const QString kPivoting = QStringLiteral("direct-pivoting");
+constexpr int kDigits = 10;  // significant digits of the values in failure messages
 
-QString num(double x) {
-  return QString::number(x, 'g', 10);
-}
-QString vec(const Eigen::MatrixXd& m) {
-  return QString::fromStdString(test::describe(m.transpose()));
-}
 QString yesNo(bool b) {
   return b ? QStringLiteral("true") : QStringLiteral("false");
-}
-
-int stepsFor(double seconds) {
-  return static_cast<int>(std::lround(seconds / kH));
-}
-
-// A solver method name, or "rk4" for the RK4 integrator (closure rows
-// solved at the acceleration level in each stage).
-WorldOptions optionsFor(const QString& method) {
-  WorldOptions o;
-  if (method == "rk4") {
-    o.integrator = Integrator::RungeKutta4;
-  } else {
-    o.solver.method = method.toStdString();
-  }
-  return o;
-}
-
-void addSolverRows() {
-  QTest::addColumn<QString>("method");
-  QTest::newRow("projected-gauss-seidel") << kPgs;
-  QTest::newRow("direct-pivoting") << kPivoting;
-}
-
-bool stateIsFinite(const World& world) {
-  return world.getPositions().allFinite() && world.getVelocities().allFinite();
-}
-
-// Steps once, failing the test on a non-finite state or a failed step.
-#define STEP_CHECKED(world)                                                                                    \
-  do {                                                                                                         \
-    (world).step();                                                                                            \
-    DYN_CHECK(stateIsFinite(world) && !(world).getStepDiagnostics().failed,                                    \
-              QString("step failed at t = %1 s: %2")                                                           \
-                  .arg(num((world).getTime()), QString::fromStdString((world).getStepDiagnostics().message))); \
-  } while (false)
-
-double totalEnergy(const World& world) {
-  return world.computeKineticEnergy() + world.computePotentialEnergy();
 }
 
 // Rotation taking z to +y (−90° about x); x stays x. Used for hinge
@@ -220,17 +149,18 @@ double fourBarGap(const FourBar& fb) {
   return (tip - Vector3d(kGround, 0.0, 0.0)).norm();
 }
 
-#define CHECK_FOUR_BAR_ASSEMBLY(fb)                                                                       \
-  do {                                                                                                    \
-    DYN_CHECK((fb).assembly.success && (fb).assembly.finalResidual <= 1e-10,                              \
-              QString("four-bar assembly failed: %1 (residual %2 -> %3, %4 iterations)")                  \
-                  .arg(QString::fromStdString((fb).assembly.message), num((fb).assembly.initialResidual), \
-                       num((fb).assembly.finalResidual), QString::number((fb).assembly.iterations)));     \
-    DYN_CHECK((fb).assembly.rows == 5, QString("assembly rows %1, expected 5").arg((fb).assembly.rows));  \
-    const VectorXd q_ = (fb).mb.getPositions();                                                           \
-    DYN_CHECK((q_ - (fb).qExact).cwiseAbs().maxCoeff() <= 1e-8,                                           \
-              QString("assembled q %1, closed form %2").arg(vec(q_), vec((fb).qExact)));                  \
-    DYN_CHECK(fourBarGap(fb) <= 1e-9, QString("assembled loop gap %1 m").arg(num(fourBarGap(fb))));       \
+#define CHECK_FOUR_BAR_ASSEMBLY(fb)                                                                               \
+  do {                                                                                                            \
+    ARTICULA_CHECK(                                                                                               \
+        (fb).assembly.success && (fb).assembly.finalResidual <= 1e-10,                                            \
+        QString("four-bar assembly failed: %1 (residual %2 -> %3, %4 iterations)")                                \
+            .arg(QString::fromStdString((fb).assembly.message), num((fb).assembly.initialResidual, kDigits),      \
+                 num((fb).assembly.finalResidual, kDigits), QString::number((fb).assembly.iterations)));          \
+    ARTICULA_CHECK((fb).assembly.rows == 5, QString("assembly rows %1, expected 5").arg((fb).assembly.rows));     \
+    const VectorXd q_ = (fb).mb.getPositions();                                                                   \
+    ARTICULA_CHECK((q_ - (fb).qExact).cwiseAbs().maxCoeff() <= 1e-8,                                              \
+                   QString("assembled q %1, closed form %2").arg(vec(q_), vec((fb).qExact)));                     \
+    ARTICULA_CHECK(fourBarGap(fb) <= 1e-9, QString("assembled loop gap %1 m").arg(num(fourBarGap(fb), kDigits))); \
   } while (false)
 
 // Crank angles at release (rad); the hanging equilibrium is at about −1.39.
@@ -259,7 +189,7 @@ FourBarRun runFourBar(World& world, const FourBar& fb, double seconds) {
     world.step();
     if (!stateIsFinite(world) || world.getStepDiagnostics().failed) {
       run.failure = QString("step failed at t = %1 s: %2")
-                        .arg(num(world.getTime()), QString::fromStdString(world.getStepDiagnostics().message));
+                        .arg(num(world.getTime(), kDigits), QString::fromStdString(world.getStepDiagnostics().message));
       return run;
     }
     run.maxResidual = std::max(run.maxResidual, fb.closure.computeResidual().norm);
@@ -277,7 +207,7 @@ FourBarRun runFourBar(World& world, const FourBar& fb, double seconds) {
   return run;
 }
 
-#define CHECK_FOUR_BAR_RUN(run) DYN_CHECK((run).failure.isEmpty(), (run).failure)
+#define CHECK_FOUR_BAR_RUN(run) ARTICULA_CHECK((run).failure.isEmpty(), (run).failure)
 
 // ---- hanging body ------------------------------------------------------------
 
@@ -374,14 +304,15 @@ void TestLoopClosureDynamics::fourBarKeepsClosureAndEnergy() {
       qPrintable(method), start, run.maxResidual, run.maxGap, run.maxDrift, run.tWorst, run.maxGain, run.maxKinetic,
       100.0 * run.maxDrift / run.maxKinetic, run.crankMin, run.crankMax);
   // The mechanism must actually move, or the energy check says nothing.
-  DYN_CHECK(run.maxKinetic > 0.05,
-            QString("max kinetic energy %1 J: the four-bar hardly moved").arg(num(run.maxKinetic)));
-  DYN_CHECK(run.maxResidual <= 1e-6, QString("max closure residual %1 m > 1e-6").arg(num(run.maxResidual)));
-  DYN_CHECK(run.maxGap <= 1e-6, QString("max rocker-tip gap %1 m > 1e-6").arg(num(run.maxGap)));
-  DYN_CHECK(run.maxDrift <= 0.005 * run.maxKinetic,
-            QString("energy drift %1 J at t = %2 s > 0.5 % of the max kinetic energy %3 J (E0 = %4 J, %5 %)")
-                .arg(num(run.maxDrift), num(run.tWorst), num(run.maxKinetic), num(run.e0),
-                     num(100.0 * run.maxDrift / run.maxKinetic)));
+  ARTICULA_CHECK(run.maxKinetic > 0.05,
+                 QString("max kinetic energy %1 J: the four-bar hardly moved").arg(num(run.maxKinetic, kDigits)));
+  ARTICULA_CHECK(run.maxResidual <= 1e-6,
+                 QString("max closure residual %1 m > 1e-6").arg(num(run.maxResidual, kDigits)));
+  ARTICULA_CHECK(run.maxGap <= 1e-6, QString("max rocker-tip gap %1 m > 1e-6").arg(num(run.maxGap, kDigits)));
+  ARTICULA_CHECK(run.maxDrift <= 0.005 * run.maxKinetic,
+                 QString("energy drift %1 J at t = %2 s > 0.5 % of the max kinetic energy %3 J (E0 = %4 J, %5 %)")
+                     .arg(num(run.maxDrift, kDigits), num(run.tWorst, kDigits), num(run.maxKinetic, kDigits),
+                          num(run.e0, kDigits), num(100.0 * run.maxDrift / run.maxKinetic, kDigits)));
 }
 
 // 1c. The closure does no work in the limit h → 0. Large swing, default
@@ -404,15 +335,16 @@ void TestLoopClosureDynamics::fourBarEnergyErrorShrinksWithStepSize() {
     const FourBarRun& run = runs[k];
     qInfo("h = %.1e s: max |E - E0| %.4e J, max gain %.3e J, max KE %.4f J, max residual %.3e m", steps[k],
           run.maxDrift, run.maxGain, run.maxKinetic, run.maxResidual);
-    DYN_CHECK(run.maxResidual <= 1e-6,
-              QString("h = %1: max closure residual %2 m").arg(num(steps[k]), num(run.maxResidual)));
-    DYN_CHECK(run.maxGain <= 0.005 * run.maxKinetic,
-              QString("h = %1: the energy rose by %2 J above E0 (max kinetic energy %3 J)")
-                  .arg(num(steps[k]), num(run.maxGain), num(run.maxKinetic)));
+    ARTICULA_CHECK(
+        run.maxResidual <= 1e-6,
+        QString("h = %1: max closure residual %2 m").arg(num(steps[k], kDigits), num(run.maxResidual, kDigits)));
+    ARTICULA_CHECK(run.maxGain <= 0.005 * run.maxKinetic,
+                   QString("h = %1: the energy rose by %2 J above E0 (max kinetic energy %3 J)")
+                       .arg(num(steps[k], kDigits), num(run.maxGain, kDigits), num(run.maxKinetic, kDigits)));
   }
-  DYN_CHECK(runs[1].maxDrift <= 0.6 * runs[0].maxDrift + 0.005 * runs[0].maxKinetic,
-            QString("energy error %1 J at h/2 vs %2 J at h: not converging with the step size")
-                .arg(num(runs[1].maxDrift), num(runs[0].maxDrift)));
+  ARTICULA_CHECK(runs[1].maxDrift <= 0.6 * runs[0].maxDrift + 0.005 * runs[0].maxKinetic,
+                 QString("energy error %1 J at h/2 vs %2 J at h: not converging with the step size")
+                     .arg(num(runs[1].maxDrift, kDigits), num(runs[0].maxDrift, kDigits)));
 }
 
 // 1b. Same four-bar with projectAfterStep = false: only the Baumgarte
@@ -431,15 +363,16 @@ void TestLoopClosureDynamics::fourBarBaumgarteOnlyDriftIsBounded() {
   const int steps = stepsFor(kReducedRuns ? 2.0 : 10.0);
   double maxResidual = 0.0, maxGap = 0.0;
   for (int i = 0; i < steps; ++i) {
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     maxResidual = std::max(maxResidual, fb.closure.computeResidual().norm);
     maxGap = std::max(maxGap, fourBarGap(fb));
   }
   qInfo("Baumgarte only: max residual %.3e m, max gap %.3e m", maxResidual, maxGap);
-  DYN_CHECK(maxResidual <= 1e-3, QString("max closure residual %1 m > 1e-3").arg(num(maxResidual)));
-  DYN_CHECK(maxGap <= 1e-3, QString("max rocker-tip gap %1 m > 1e-3").arg(num(maxGap)));
-  DYN_CHECK(maxGap > 1e-12,
-            QString("gap %1 m: positions seem to be projected although projectAfterStep = false").arg(num(maxGap)));
+  ARTICULA_CHECK(maxResidual <= 1e-3, QString("max closure residual %1 m > 1e-3").arg(num(maxResidual, kDigits)));
+  ARTICULA_CHECK(maxGap <= 1e-3, QString("max rocker-tip gap %1 m > 1e-3").arg(num(maxGap, kDigits)));
+  ARTICULA_CHECK(
+      maxGap > 1e-12,
+      QString("gap %1 m: positions seem to be projected although projectAfterStep = false").arg(num(maxGap, kDigits)));
 }
 
 // ---- pendulum on a hinge closure ----------------------------------------------
@@ -480,16 +413,6 @@ double angleAboutY(const Isometry3d& X) {
   return std::atan2(X.linear()(0, 2), X.linear()(2, 2));
 }
 
-// Arithmetic–geometric mean.
-double agm(double a, double b) {
-  for (int i = 0; i < 60 && std::abs(a - b) > 1e-16 * a; ++i) {
-    const double an = 0.5 * (a + b);
-    b = std::sqrt(a * b);
-    a = an;
-  }
-  return 0.5 * (a + b);
-}
-
 }  // namespace
 
 // 2a. The hinge-closure pendulum (a free body, 6 DoF, 5 rows) against the
@@ -525,12 +448,12 @@ void TestLoopClosureDynamics::hingeClosurePendulumMatchesRevoluteJoint() {
                     .getParentJoint();
   joint.setPosition(0, theta0);
 
-  DYN_CHECK(hinge.computeResidual().norm <= 1e-14,
-            QString("initial hinge residual %1").arg(vec(hinge.computeResidual().residual)));
+  ARTICULA_CHECK(hinge.computeResidual().norm <= 1e-14,
+                 QString("initial hinge residual %1").arg(vec(hinge.computeResidual().residual)));
   double maxDiff = 0.0, tWorst = 0.0, maxResidual = 0.0, minAngle = theta0;
   for (int i = 0; i < stepsFor(1.0); ++i) {
-    STEP_CHECKED(closed);
-    STEP_CHECKED(tree);
+    STEP_CHECKED(closed, 1);
+    STEP_CHECKED(tree, 1);
     const double a = angleAboutY(body.getPose());
     const double diff = std::abs(a - joint.getPosition(0));
     if (diff > maxDiff) {
@@ -542,15 +465,16 @@ void TestLoopClosureDynamics::hingeClosurePendulumMatchesRevoluteJoint() {
   }
   qInfo("hinge pendulum vs revolute joint: max |Δθ| %.3e rad at t = %.3f s, max residual %.3e, min angle %.3f", maxDiff,
         tWorst, maxResidual, minAngle);
-  DYN_CHECK(minAngle < -0.4, QString("the pendulum did not swing through (min angle %1 rad)").arg(num(minAngle)));
-  DYN_CHECK(maxResidual <= 1e-6, QString("max hinge residual %1 > 1e-6").arg(num(maxResidual)));
-  DYN_CHECK(maxDiff <= tolerance, QString("max angle difference %1 rad at t = %2 s > %3")
-                                      .arg(num(maxDiff), num(tWorst), num(tolerance)));
+  ARTICULA_CHECK(minAngle < -0.4,
+                 QString("the pendulum did not swing through (min angle %1 rad)").arg(num(minAngle, kDigits)));
+  ARTICULA_CHECK(maxResidual <= 1e-6, QString("max hinge residual %1 > 1e-6").arg(num(maxResidual, kDigits)));
+  ARTICULA_CHECK(maxDiff <= tolerance, QString("max angle difference %1 rad at t = %2 s > %3")
+                                           .arg(num(maxDiff, kDigits), num(tWorst, kDigits), num(tolerance, kDigits)));
   if (rk4) {
     // RK4 steps report the stage-weighted force (its value is checked
     // against statics in reportedWrenchOfHangingBody).
     const LoopClosureResidual r = hinge.computeResidual();
-    DYN_CHECK(r.forceAvailable, QString("no force reported after an RK4 step"));
+    ARTICULA_CHECK(r.forceAvailable, QString("no force reported after an RK4 step"));
   }
 }
 
@@ -568,23 +492,25 @@ void TestLoopClosureDynamics::hingeClosurePendulumPeriod() {
   const double Ip = in.rotational(1, 1) + kPendMass * kPendCom * kPendCom;
   const double omega0 = std::sqrt(kPendMass * kG * kPendCom / Ip);
   const double T0 = 2.0 * kPi / omega0;
-  const double Texact = T0 / agm(1.0, std::cos(0.5 * theta0));
+  const double Texact = exactPendulumPeriod(omega0, theta0);
 
   CrossingDetector det;
   det.add(world.getTime(), angleAboutY(body.getPose()), body.getAngularVelocityWorld().y());
   const int steps = static_cast<int>(std::ceil(4.3 * T0 / kH));
   for (int i = 0; i < steps; ++i) {
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     det.add(world.getTime(), angleAboutY(body.getPose()), body.getAngularVelocityWorld().y());
   }
-  DYN_CHECK(det.count() >= 3,
-            QString("only %1 upward crossings in %2 s").arg(static_cast<int>(det.count())).arg(num(world.getTime())));
+  ARTICULA_CHECK(det.count() >= 3, QString("only %1 upward crossings in %2 s")
+                                       .arg(static_cast<int>(det.count()))
+                                       .arg(num(world.getTime(), kDigits)));
   const double T = det.meanPeriod();
   qInfo("hinge pendulum period %.8f s, small-amplitude %.8f s, exact %.8f s (rel. err %.2e)", T, T0, Texact,
         std::abs(T / Texact - 1.0));
-  DYN_CHECK(std::abs(T / Texact - 1.0) <= 1e-4,
-            QString("period %1 s, exact finite-amplitude period %2 s").arg(num(T), num(Texact)));
-  DYN_CHECK(std::abs(T / T0 - 1.0) <= 5e-4, QString("period %1 s, small-amplitude period %2 s").arg(num(T), num(T0)));
+  ARTICULA_CHECK(std::abs(T / Texact - 1.0) <= 1e-4,
+                 QString("period %1 s, exact finite-amplitude period %2 s").arg(num(T, kDigits), num(Texact, kDigits)));
+  ARTICULA_CHECK(std::abs(T / T0 - 1.0) <= 5e-4,
+                 QString("period %1 s, small-amplitude period %2 s").arg(num(T, kDigits), num(T0, kDigits)));
 }
 
 // 3. A body of mass m = 2.5 kg held at rest by a closure to the world
@@ -658,20 +584,21 @@ void TestLoopClosureDynamics::reportedWrenchOfHangingBody() {
   }
   const LoopClosure closure = world.addLoopClosure("hold", spec);
   const Isometry3d XA = bodyIsB ? worldOffset : Isometry3d(o.pose * bodyOffset);
-  DYN_CHECK((closure.getEndpointA().matrix() - XA.matrix()).cwiseAbs().maxCoeff() <= 1e-14,
-            QString("endpoint A\n%1\nexpected\n%2")
-                .arg(QString::fromStdString(test::describe(closure.getEndpointA().matrix())),
-                     QString::fromStdString(test::describe(XA.matrix()))));
-  DYN_CHECK(closure.computeResidual().norm <= 1e-14,
-            QString("initial residual %1").arg(vec(closure.computeResidual().residual)));
-  DYN_CHECK(!closure.computeResidual().forceAvailable, QString("forceAvailable before any step"));
+  ARTICULA_CHECK((closure.getEndpointA().matrix() - XA.matrix()).cwiseAbs().maxCoeff() <= 1e-14,
+                 QString("endpoint A\n%1\nexpected\n%2")
+                     .arg(QString::fromStdString(test::describe(closure.getEndpointA().matrix())),
+                          QString::fromStdString(test::describe(XA.matrix()))));
+  ARTICULA_CHECK(closure.computeResidual().norm <= 1e-14,
+                 QString("initial residual %1").arg(vec(closure.computeResidual().residual)));
+  ARTICULA_CHECK(!closure.computeResidual().forceAvailable, QString("forceAvailable before any step"));
 
-  STEP_CHECKED(world);
+  STEP_CHECKED(world, 1);
   const LoopClosureResidual r = closure.computeResidual();
-  DYN_CHECK(r.enabled && r.active && r.forceAvailable, QString("enabled %1, active %2, forceAvailable %3 after a step")
-                                                           .arg(yesNo(r.enabled))
-                                                           .arg(yesNo(r.active))
-                                                           .arg(yesNo(r.forceAvailable)));
+  ARTICULA_CHECK(r.enabled && r.active && r.forceAvailable,
+                 QString("enabled %1, active %2, forceAvailable %3 after a step")
+                     .arg(yesNo(r.enabled))
+                     .arg(yesNo(r.active))
+                     .arg(yesNo(r.forceAvailable)));
 
   const Vector3d pA = XA.translation();
   const Vector3d c = o.pose * o.inertia.com;
@@ -684,14 +611,15 @@ void TestLoopClosureDynamics::reportedWrenchOfHangingBody() {
 
   const double err = (r.wrench - expected).norm() / expected.norm();
   qInfo("wrench %s, expected %s (rel. err %.2e)", qPrintable(vec(r.wrench)), qPrintable(vec(expected)), err);
-  DYN_CHECK(err <= 1e-6,
-            QString("wrench %1\nexpected %2\nrelative error %3").arg(vec(r.wrench), vec(expected), num(err)));
-  DYN_CHECK((r.impulse - kH * r.wrench).norm() <= 1e-12 * r.impulse.norm(),
-            QString("impulse %1, wrench·h %2").arg(vec(r.impulse), vec(kH * r.wrench)));
+  ARTICULA_CHECK(
+      err <= 1e-6,
+      QString("wrench %1\nexpected %2\nrelative error %3").arg(vec(r.wrench), vec(expected), num(err, kDigits)));
+  ARTICULA_CHECK((r.impulse - kH * r.wrench).norm() <= 1e-12 * r.impulse.norm(),
+                 QString("impulse %1, wrench·h %2").arg(vec(r.impulse), vec(kH * r.wrench)));
   // The body stays at rest.
   const double speed = body.getLinearVelocityWorld().norm() + body.getAngularVelocityWorld().norm();
-  DYN_CHECK(speed <= 1e-6, QString("body velocity after the step: v %1, ω %2")
-                               .arg(vec(body.getLinearVelocityWorld()), vec(body.getAngularVelocityWorld())));
+  ARTICULA_CHECK(speed <= 1e-6, QString("body velocity after the step: v %1, ω %2")
+                                    .arg(vec(body.getLinearVelocityWorld()), vec(body.getAngularVelocityWorld())));
 }
 
 // 3b. A disabled closure reports no force after a step, takes part in
@@ -701,19 +629,20 @@ void TestLoopClosureDynamics::disabledClosureReportsNoForce() {
   Hanging h = buildHanging(world, 2.5, Vector3d(0.2, -0.1, 1.0), 0.15);
   h.closure.setEnabled(false);
   QVERIFY(!h.closure.isEnabled());
-  STEP_CHECKED(world);
+  STEP_CHECKED(world, 1);
   const LoopClosureResidual r = h.closure.computeResidual();
-  DYN_CHECK(!r.enabled && !r.active && !r.forceAvailable,
-            QString("disabled closure: enabled %1, active %2, forceAvailable %3")
-                .arg(yesNo(r.enabled))
-                .arg(yesNo(r.active))
-                .arg(yesNo(r.forceAvailable)));
+  ARTICULA_CHECK(!r.enabled && !r.active && !r.forceAvailable,
+                 QString("disabled closure: enabled %1, active %2, forceAvailable %3")
+                     .arg(yesNo(r.enabled))
+                     .arg(yesNo(r.active))
+                     .arg(yesNo(r.forceAvailable)));
   const Vector3d v = h.body.getLinearVelocityWorld();
-  DYN_CHECK((v - Vector3d(0.0, 0.0, -kG * kH)).norm() <= 1e-12,
-            QString("velocity after one step %1, free fall gives %2").arg(vec(v), vec(Vector3d(0.0, 0.0, -kG * kH))));
+  ARTICULA_CHECK(
+      (v - Vector3d(0.0, 0.0, -kG * kH)).norm() <= 1e-12,
+      QString("velocity after one step %1, free fall gives %2").arg(vec(v), vec(Vector3d(0.0, 0.0, -kG * kH))));
   // The residual is still reported: the body dropped by h²g.
-  DYN_CHECK(std::abs(r.residual(2) + kG * kH * kH) <= 1e-12,
-            QString("residual %1, expected z = %2").arg(vec(r.residual), num(-kG * kH * kH)));
+  ARTICULA_CHECK(std::abs(r.residual(2) + kG * kH * kH) <= 1e-12,
+                 QString("residual %1, expected z = %2").arg(vec(r.residual), num(-kG * kH * kH, kDigits)));
 }
 
 // 4. Couplers. Gear 2:1 (offset 0.1 rad) between the revolute joints (about
@@ -784,13 +713,13 @@ void TestLoopClosureDynamics::gearAndMimicCouplers() {
   ClosureProjectionOptions po;
   po.lockedJoints = {gL, mL};
   const ClosureProjectionResult pr = world.projectClosures(po);
-  DYN_CHECK(pr.success, QString("coupler assembly failed: %1").arg(QString::fromStdString(pr.message)));
+  ARTICULA_CHECK(pr.success, QString("coupler assembly failed: %1").arg(QString::fromStdString(pr.message)));
   QCOMPARE(gL.getPosition(0), 0.3);
   QCOMPARE(mL.getPosition(0), 0.25);
-  DYN_CHECK(std::abs(gF.getPosition(0) - 0.7) <= 1e-10,
-            QString("gear follower %1, expected 0.7").arg(num(gF.getPosition(0))));
-  DYN_CHECK(std::abs(mF.getPosition(0) + 0.25) <= 1e-10,
-            QString("mimic follower %1, expected -0.25").arg(num(mF.getPosition(0))));
+  ARTICULA_CHECK(std::abs(gF.getPosition(0) - 0.7) <= 1e-10,
+                 QString("gear follower %1, expected 0.7").arg(num(gF.getPosition(0), kDigits)));
+  ARTICULA_CHECK(std::abs(mF.getPosition(0) + 0.25) <= 1e-10,
+                 QString("mimic follower %1, expected -0.25").arg(num(mF.getPosition(0), kDigits)));
 
   gL.setForces(VectorXd::Constant(1, gearTau));
   mL.setForces(VectorXd::Constant(1, mimicTau));
@@ -812,7 +741,7 @@ void TestLoopClosureDynamics::gearAndMimicCouplers() {
       vl0[k] = pairs[k].leader.getVelocity(0);
       vf0[k] = pairs[k].follower.getVelocity(0);
     }
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     for (int k = 0; k < 2; ++k) {
       const Pair& p = pairs[k];
       const double fromQ = p.follower.getPosition(0) - p.ratio * p.leader.getPosition(0) - p.offset;
@@ -829,19 +758,22 @@ void TestLoopClosureDynamics::gearAndMimicCouplers() {
     qInfo("%s (%s): max residual %.3e, leader accel rel. err %.3e, follower %.3e (expected %.6f rad/s²), v_l = %.5f",
           p.name, qPrintable(method), maxResidual[k], maxAccelErr[k], maxFollowerErr[k], p.accel,
           p.leader.getVelocity(0));
-    DYN_CHECK(maxResidual[k] <= 1e-8,
-              QString("%1: max coupler residual %2 > 1e-8").arg(QString::fromUtf8(p.name), num(maxResidual[k])));
-    DYN_CHECK(maxAccelErr[k] <= 1e-6,
-              QString("%1: leader acceleration relative error %2 (expected τ/(I_l + r² I_f) = %3 rad/s²)")
-                  .arg(QString::fromUtf8(p.name), num(maxAccelErr[k]), num(p.accel)));
-    DYN_CHECK(maxFollowerErr[k] <= 1e-6,
-              QString("%1: follower acceleration relative error %2 (expected %3 rad/s²)")
-                  .arg(QString::fromUtf8(p.name), num(maxFollowerErr[k]), num(p.ratio * p.accel)));
+    ARTICULA_CHECK(
+        maxResidual[k] <= 1e-8,
+        QString("%1: max coupler residual %2 > 1e-8").arg(QString::fromUtf8(p.name), num(maxResidual[k], kDigits)));
+    ARTICULA_CHECK(maxAccelErr[k] <= 1e-6,
+                   QString("%1: leader acceleration relative error %2 (expected τ/(I_l + r² I_f) = %3 rad/s²)")
+                       .arg(QString::fromUtf8(p.name), num(maxAccelErr[k], kDigits), num(p.accel, kDigits)));
+    ARTICULA_CHECK(
+        maxFollowerErr[k] <= 1e-6,
+        QString("%1: follower acceleration relative error %2 (expected %3 rad/s²)")
+            .arg(QString::fromUtf8(p.name), num(maxFollowerErr[k], kDigits), num(p.ratio * p.accel, kDigits)));
     // Closed form at t = 2 s from rest: v_l = a·t.
     const double vExpected = p.accel * world.getTime();
-    DYN_CHECK(std::abs(p.leader.getVelocity(0) / vExpected - 1.0) <= 1e-6,
-              QString("%1: leader velocity %2 at t = %3 s, expected %4")
-                  .arg(QString::fromUtf8(p.name), num(p.leader.getVelocity(0)), num(world.getTime()), num(vExpected)));
+    ARTICULA_CHECK(std::abs(p.leader.getVelocity(0) / vExpected - 1.0) <= 1e-6,
+                   QString("%1: leader velocity %2 at t = %3 s, expected %4")
+                       .arg(QString::fromUtf8(p.name), num(p.leader.getVelocity(0), kDigits),
+                            num(world.getTime(), kDigits), num(vExpected, kDigits)));
   }
 }
 
@@ -916,7 +848,7 @@ ArmBoxRun runArmWithBox(double h, double seconds) {
     for (const World* w : {&closed, &welded}) {
       if (!stateIsFinite(*w) || w->getStepDiagnostics().failed) {
         run.failure = QString("step failed at t = %1 s: %2")
-                          .arg(num(w->getTime()), QString::fromStdString(w->getStepDiagnostics().message));
+                          .arg(num(w->getTime(), kDigits), QString::fromStdString(w->getStepDiagnostics().message));
         return run;
       }
     }
@@ -949,26 +881,29 @@ void TestLoopClosureDynamics::armHoldsFreeBoxWithRigidClosure() {
   for (int k = 0; k < 2; ++k) {
     runs[k] = runArmWithBox(steps[k], seconds);
     const ArmBoxRun& run = runs[k];
-    DYN_CHECK(run.failure.isEmpty(), run.failure);
-    DYN_CHECK(run.assembly.success && run.assembly.rows == 6, QString("assembly: success %1, rows %2, residual %3")
-                                                                  .arg(yesNo(run.assembly.success))
-                                                                  .arg(run.assembly.rows)
-                                                                  .arg(num(run.assembly.finalResidual)));
+    ARTICULA_CHECK(run.failure.isEmpty(), run.failure);
+    ARTICULA_CHECK(run.assembly.success && run.assembly.rows == 6, QString("assembly: success %1, rows %2, residual %3")
+                                                                       .arg(yesNo(run.assembly.success))
+                                                                       .arg(run.assembly.rows)
+                                                                       .arg(num(run.assembly.finalResidual, kDigits)));
     qInfo(
         "arm + box, h = %.1e s: max pose error %.3e m, %.3e rad; max |Δq| against the welded link %.3e rad; max KE "
         "%.4f J",
         steps[k], run.maxPos, run.maxRot, run.maxDq, run.maxKinetic);
-    DYN_CHECK(run.maxKinetic > 0.1, QString("max kinetic energy %1 J: the arm hardly moved").arg(num(run.maxKinetic)));
-    DYN_CHECK(run.maxPos <= 1e-6,
-              QString("h = %1: box position off the arm tip by %2 m").arg(num(steps[k]), num(run.maxPos)));
-    DYN_CHECK(run.maxRot <= 1e-6,
-              QString("h = %1: box orientation off the arm tip by %2 rad").arg(num(steps[k]), num(run.maxRot)));
+    ARTICULA_CHECK(run.maxKinetic > 0.1,
+                   QString("max kinetic energy %1 J: the arm hardly moved").arg(num(run.maxKinetic, kDigits)));
+    ARTICULA_CHECK(
+        run.maxPos <= 1e-6,
+        QString("h = %1: box position off the arm tip by %2 m").arg(num(steps[k], kDigits), num(run.maxPos, kDigits)));
+    ARTICULA_CHECK(run.maxRot <= 1e-6, QString("h = %1: box orientation off the arm tip by %2 rad")
+                                           .arg(num(steps[k], kDigits), num(run.maxRot, kDigits)));
   }
-  DYN_CHECK(runs[0].maxDq <= 0.03,
-            QString("arm with the held box differs from the welded-link arm by %1 rad").arg(num(runs[0].maxDq)));
-  DYN_CHECK(runs[1].maxDq <= 0.6 * runs[0].maxDq + 1e-6,
-            QString("difference from the welded-link arm %1 rad at h/2 vs %2 rad at h: not converging")
-                .arg(num(runs[1].maxDq), num(runs[0].maxDq)));
+  ARTICULA_CHECK(
+      runs[0].maxDq <= 0.03,
+      QString("arm with the held box differs from the welded-link arm by %1 rad").arg(num(runs[0].maxDq, kDigits)));
+  ARTICULA_CHECK(runs[1].maxDq <= 0.6 * runs[0].maxDq + 1e-6,
+                 QString("difference from the welded-link arm %1 rad at h/2 vs %2 rad at h: not converging")
+                     .arg(num(runs[1].maxDq, kDigits), num(runs[0].maxDq, kDigits)));
 }
 
 // 5b. Two pendulums (separate multibodies, pivots 0.5 m apart, bars 0.4 m
@@ -997,23 +932,24 @@ void TestLoopClosureDynamics::pendulumsJoinedByDistanceClosure() {
   ClosureProjectionOptions po;
   po.lockedJoints = {b1.getParentJoint()};
   const ClosureProjectionResult pr = world.projectClosures(po);
-  DYN_CHECK(pr.success && pr.rows == 1, QString("assembly: success %1, rows %2, residual %3 -> %4")
-                                            .arg(yesNo(pr.success))
-                                            .arg(pr.rows)
-                                            .arg(num(pr.initialResidual), num(pr.finalResidual)));
+  ARTICULA_CHECK(pr.success && pr.rows == 1,
+                 QString("assembly: success %1, rows %2, residual %3 -> %4")
+                     .arg(yesNo(pr.success))
+                     .arg(pr.rows)
+                     .arg(num(pr.initialResidual, kDigits), num(pr.finalResidual, kDigits)));
   QCOMPARE(b1.getParentJoint().getPosition(0), start);
 
   auto distance = [&] {
     return ((b2.getWorldTransform() * Vector3d(L2, 0.0, 0.0)) - (b1.getWorldTransform() * Vector3d(L1, 0.0, 0.0)))
         .norm();
   };
-  DYN_CHECK(std::abs(distance() - length) <= 1e-9, QString("assembled distance %1").arg(num(distance())));
+  ARTICULA_CHECK(std::abs(distance() - length) <= 1e-9, QString("assembled distance %1").arg(num(distance(), kDigits)));
 
   const double e0 = totalEnergy(world);
   double maxGap = 0.0, maxMismatch = 0.0, maxDrift = 0.0, maxKinetic = 0.0;
   const int steps = stepsFor(kReducedRuns ? 0.5 : 2.0);
   for (int i = 0; i < steps; ++i) {
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     const double gap = distance() - length;
     const LoopClosureResidual r = link.computeResidual();
     maxGap = std::max(maxGap, std::abs(gap));
@@ -1023,12 +959,13 @@ void TestLoopClosureDynamics::pendulumsJoinedByDistanceClosure() {
   }
   qInfo("distance closure: max |d - L| %.3e m, residual mismatch %.3e, energy drift %.3e J, max KE %.4f J", maxGap,
         maxMismatch, maxDrift, maxKinetic);
-  DYN_CHECK(maxKinetic > 0.1, QString("max kinetic energy %1 J: the pendulums hardly moved").arg(num(maxKinetic)));
-  DYN_CHECK(maxGap <= 1e-6, QString("tip distance off by %1 m").arg(num(maxGap)));
-  DYN_CHECK(maxMismatch <= 1e-12,
-            QString("reported residual differs from |p_B − p_A| − L by %1").arg(num(maxMismatch)));
-  DYN_CHECK(maxDrift <= 0.01 * maxKinetic,
-            QString("energy drift %1 J > 1 % of the max kinetic energy %2 J").arg(num(maxDrift), num(maxKinetic)));
+  ARTICULA_CHECK(maxKinetic > 0.1,
+                 QString("max kinetic energy %1 J: the pendulums hardly moved").arg(num(maxKinetic, kDigits)));
+  ARTICULA_CHECK(maxGap <= 1e-6, QString("tip distance off by %1 m").arg(num(maxGap, kDigits)));
+  ARTICULA_CHECK(maxMismatch <= 1e-12,
+                 QString("reported residual differs from |p_B − p_A| − L by %1").arg(num(maxMismatch, kDigits)));
+  ARTICULA_CHECK(maxDrift <= 0.01 * maxKinetic, QString("energy drift %1 J > 1 % of the max kinetic energy %2 J")
+                                                    .arg(num(maxDrift, kDigits), num(maxKinetic, kDigits)));
 }
 
 // 6a. Runtime policy changes take effect at the next step. A 1.5 kg body
@@ -1054,10 +991,11 @@ void TestLoopClosureDynamics::dynamicsPolicySwitch() {
   Hanging h = buildHanging(world, m, pivot, 0.2);
   const Vector3d g(0.0, 0.0, -kG);
 
-  for (int i = 0; i < 50; ++i) STEP_CHECKED(world);
-  DYN_CHECK((h.body.getPose().translation() - pivot).norm() <= 1e-8 && h.body.getLinearVelocityWorld().norm() <= 1e-8,
-            QString("not held before the switch: origin %1, velocity %2")
-                .arg(vec(h.body.getPose().translation()), vec(h.body.getLinearVelocityWorld())));
+  STEP_CHECKED(world, 50);
+  ARTICULA_CHECK(
+      (h.body.getPose().translation() - pivot).norm() <= 1e-8 && h.body.getLinearVelocityWorld().norm() <= 1e-8,
+      QString("not held before the switch: origin %1, velocity %2")
+          .arg(vec(h.body.getPose().translation()), vec(h.body.getLinearVelocityWorld())));
 
   LoopClosureRuntimePolicy off;
   off.dynamics = ClosureDynamicsPolicy::Off;
@@ -1068,35 +1006,39 @@ void TestLoopClosureDynamics::dynamicsPolicySwitch() {
   }
   h.closure.setRuntimePolicy(off);
   const Vector3d v0 = h.body.getLinearVelocityWorld();
-  STEP_CHECKED(world);
+  STEP_CHECKED(world, 1);
   const Vector3d a = (h.body.getLinearVelocityWorld() - v0) / kH;
-  DYN_CHECK((a - g).norm() <= 1e-9, QString("acceleration after release %1, expected %2").arg(vec(a), vec(g)));
-  DYN_CHECK(!h.closure.computeResidual().forceAvailable, QString("forceAvailable after a step with dynamics = Off"));
+  ARTICULA_CHECK((a - g).norm() <= 1e-9, QString("acceleration after release %1, expected %2").arg(vec(a), vec(g)));
+  ARTICULA_CHECK(!h.closure.computeResidual().forceAvailable,
+                 QString("forceAvailable after a step with dynamics = Off"));
   const int n = 20;
-  for (int i = 1; i < n; ++i) STEP_CHECKED(world);
+  STEP_CHECKED(world, n - 1);
   const double drop = kG * kH * kH * static_cast<double>(n * (n + 1)) / 2.0;
   const Vector3d res = h.closure.computeResidual().residual;
-  DYN_CHECK((res - Vector3d(0.0, 0.0, -drop)).norm() <= 1e-9,
-            QString("residual after %1 free steps %2, expected (0, 0, %3)").arg(n).arg(vec(res), num(-drop)));
+  ARTICULA_CHECK(
+      (res - Vector3d(0.0, 0.0, -drop)).norm() <= 1e-9,
+      QString("residual after %1 free steps %2, expected (0, 0, %3)").arg(n).arg(vec(res), num(-drop, kDigits)));
 
   h.closure.setRuntimePolicy(LoopClosureRuntimePolicy{});
-  STEP_CHECKED(world);
-  DYN_CHECK(h.closure.computeResidual().norm <= 1e-8,
-            QString("residual %1 m one step after switching back to Solve").arg(num(h.closure.computeResidual().norm)));
-  STEP_CHECKED(world);
+  STEP_CHECKED(world, 1);
+  ARTICULA_CHECK(h.closure.computeResidual().norm <= 1e-8,
+                 QString("residual %1 m one step after switching back to Solve")
+                     .arg(num(h.closure.computeResidual().norm, kDigits)));
+  STEP_CHECKED(world, 1);
   double maxResidual = 0.0, maxSpeed = 0.0;
   for (int i = 0; i < 100; ++i) {
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     maxResidual = std::max(maxResidual, h.closure.computeResidual().norm);
     maxSpeed = std::max(maxSpeed, h.body.getLinearVelocityWorld().norm() + h.body.getAngularVelocityWorld().norm());
   }
-  DYN_CHECK(maxResidual <= 1e-8 && maxSpeed <= 1e-6,
-            QString("held again: max residual %1 m, max speed %2").arg(num(maxResidual), num(maxSpeed)));
+  ARTICULA_CHECK(
+      maxResidual <= 1e-8 && maxSpeed <= 1e-6,
+      QString("held again: max residual %1 m, max speed %2").arg(num(maxResidual, kDigits), num(maxSpeed, kDigits)));
   const LoopClosureResidual r = h.closure.computeResidual();
-  DYN_CHECK(r.forceAvailable && (r.wrench.tail<3>() - Vector3d(0.0, 0.0, m * kG)).norm() <= 1e-6 * m * kG,
-            QString("held again: forceAvailable %1, force %2, expected (0, 0, %3)")
-                .arg(yesNo(r.forceAvailable))
-                .arg(vec(r.wrench.tail<3>()), num(m * kG)));
+  ARTICULA_CHECK(r.forceAvailable && (r.wrench.tail<3>() - Vector3d(0.0, 0.0, m * kG)).norm() <= 1e-6 * m * kG,
+                 QString("held again: forceAvailable %1, force %2, expected (0, 0, %3)")
+                     .arg(yesNo(r.forceAvailable))
+                     .arg(vec(r.wrench.tail<3>()), num(m * kG, kDigits)));
 }
 
 // 6b. A disabled closure contributes nothing: a scene (a swinging two-link
@@ -1128,20 +1070,20 @@ void TestLoopClosureDynamics::disabledClosureIsBitIdenticalToNoClosure() {
   const LoopClosure closure = build(with, true);
   build(without, false);
   for (int i = 0; i < 500; ++i) {
-    STEP_CHECKED(with);
-    STEP_CHECKED(without);
+    STEP_CHECKED(with, 1);
+    STEP_CHECKED(without, 1);
     const VectorXd q1 = with.getPositions(), q2 = without.getPositions();
     const VectorXd v1 = with.getVelocities(), v2 = without.getVelocities();
-    DYN_CHECK(q1 == q2 && v1 == v2, QString("step %1: with the disabled closure q %2 v %3\nwithout q %4 v %5")
-                                        .arg(i + 1)
-                                        .arg(vec(q1), vec(v1), vec(q2), vec(v2)));
+    ARTICULA_CHECK(q1 == q2 && v1 == v2, QString("step %1: with the disabled closure q %2 v %3\nwithout q %4 v %5")
+                                             .arg(i + 1)
+                                             .arg(vec(q1), vec(v1), vec(q2), vec(v2)));
   }
   const LoopClosureResidual r = closure.computeResidual();
-  DYN_CHECK(!r.enabled && !r.active && !r.forceAvailable, QString("enabled %1, active %2, forceAvailable %3")
-                                                              .arg(yesNo(r.enabled))
-                                                              .arg(yesNo(r.active))
-                                                              .arg(yesNo(r.forceAvailable)));
-  DYN_CHECK(r.norm > 0.1, QString("residual %1 m: the closure would not have mattered").arg(num(r.norm)));
+  ARTICULA_CHECK(!r.enabled && !r.active && !r.forceAvailable, QString("enabled %1, active %2, forceAvailable %3")
+                                                                   .arg(yesNo(r.enabled))
+                                                                   .arg(yesNo(r.active))
+                                                                   .arg(yesNo(r.forceAvailable)));
+  ARTICULA_CHECK(r.norm > 0.1, QString("residual %1 m: the closure would not have mattered").arg(num(r.norm, kDigits)));
 }
 
 // 7. Compliance: a 2 kg body hangs by a Point closure with stiffness
@@ -1168,23 +1110,24 @@ void TestLoopClosureDynamics::compliantClosureStaticDeflection() {
 
   double minZ = 0.0;
   for (int i = 0; i < stepsFor(3.0); ++i) {
-    STEP_CHECKED(world);
+    STEP_CHECKED(world, 1);
     minZ = std::min(minZ, spring.computeResidual().residual(2));
   }
   const LoopClosureResidual r = spring.computeResidual();
   const double deflection = m * kG / k;
   qInfo("compliant closure: residual %s, expected z = %.6e (min z %.6e), force %s", qPrintable(vec(r.residual)),
         -deflection, minZ, qPrintable(vec(r.wrench.tail<3>())));
-  DYN_CHECK(std::abs(r.residual(2) / -deflection - 1.0) <= 0.01,
-            QString("residual z %1 m, static deflection −mg/k = %2 m").arg(num(r.residual(2)), num(-deflection)));
-  DYN_CHECK(r.residual.head<2>().norm() <= 1e-3 * deflection,
-            QString("horizontal residual %1").arg(vec(r.residual.head<2>())));
-  DYN_CHECK(body.getLinearVelocityWorld().norm() <= 1e-4,
-            QString("still moving: %1 m/s").arg(vec(body.getLinearVelocityWorld())));
-  DYN_CHECK(r.forceAvailable && std::abs(r.wrench(5) / (m * kG) - 1.0) <= 0.01,
-            QString("forceAvailable %1, force %2, expected (0, 0, %3)")
-                .arg(yesNo(r.forceAvailable))
-                .arg(vec(r.wrench.tail<3>()), num(m * kG)));
+  ARTICULA_CHECK(std::abs(r.residual(2) / -deflection - 1.0) <= 0.01,
+                 QString("residual z %1 m, static deflection −mg/k = %2 m")
+                     .arg(num(r.residual(2), kDigits), num(-deflection, kDigits)));
+  ARTICULA_CHECK(r.residual.head<2>().norm() <= 1e-3 * deflection,
+                 QString("horizontal residual %1").arg(vec(r.residual.head<2>())));
+  ARTICULA_CHECK(body.getLinearVelocityWorld().norm() <= 1e-4,
+                 QString("still moving: %1 m/s").arg(vec(body.getLinearVelocityWorld())));
+  ARTICULA_CHECK(r.forceAvailable && std::abs(r.wrench(5) / (m * kG) - 1.0) <= 0.01,
+                 QString("forceAvailable %1, force %2, expected (0, 0, %3)")
+                     .arg(yesNo(r.forceAvailable))
+                     .arg(vec(r.wrench.tail<3>()), num(m * kG, kDigits)));
 }
 
 // 8. Both solver methods on the four-bar over 1 s: the closure rows are
@@ -1199,8 +1142,8 @@ void TestLoopClosureDynamics::solverMethodsAgreeOnFourBar() {
   CHECK_FOUR_BAR_ASSEMBLY(b);
   double maxDiff = 0.0, tWorst = 0.0;
   for (int i = 0; i < stepsFor(1.0); ++i) {
-    STEP_CHECKED(pgs);
-    STEP_CHECKED(piv);
+    STEP_CHECKED(pgs, 1);
+    STEP_CHECKED(piv, 1);
     const double d = (pgs.getPositions() - piv.getPositions()).cwiseAbs().maxCoeff();
     if (d > maxDiff) {
       maxDiff = d;
@@ -1210,8 +1153,9 @@ void TestLoopClosureDynamics::solverMethodsAgreeOnFourBar() {
   const double travel = std::abs(a.crank.getPosition(0) - kFourBarStart);
   qInfo("PGS vs pivoting on the four-bar: max |Δq| %.3e rad at t = %.3f s (crank moved %.3f rad)", maxDiff, tWorst,
         travel);
-  DYN_CHECK(travel > 0.1, QString("the crank moved only %1 rad").arg(num(travel)));
-  DYN_CHECK(maxDiff <= 1e-6, QString("max |Δq| %1 rad at t = %2 s > 1e-6").arg(num(maxDiff), num(tWorst)));
+  ARTICULA_CHECK(travel > 0.1, QString("the crank moved only %1 rad").arg(num(travel, kDigits)));
+  ARTICULA_CHECK(maxDiff <= 1e-6,
+                 QString("max |Δq| %1 rad at t = %2 s > 1e-6").arg(num(maxDiff, kDigits), num(tWorst, kDigits)));
 }
 
 QTEST_APPLESS_MAIN(TestLoopClosureDynamics)

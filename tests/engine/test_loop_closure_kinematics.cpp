@@ -22,25 +22,12 @@
 #include <vector>
 
 using namespace articula;
-using articula::test::rotation;
-using articula::test::translation;
+using namespace articula::test;
 
 namespace {
 
-#define KIN_CHECK(cond, message)             \
-  do {                                       \
-    if (!(cond)) QFAIL(qPrintable(message)); \
-  } while (false)
-
 constexpr double kPi = std::numbers::pi;
 constexpr double kDeg = kPi / 180.0;
-
-QString num(double x) {
-  return QString::number(x, 'g', 17);
-}
-QString vec(const Eigen::MatrixXd& m) {
-  return QString::fromStdString(test::describe(m.transpose()));
-}
 
 // Angle difference wrapped into [−π, π].
 double wrapAngle(double x) {
@@ -93,20 +80,19 @@ FourBar buildFourBar(World& world, const std::string& name, LoopClosureFamily fa
   FourBar fb;
   fb.origin = origin;
   fb.mb = world.addMultibody(name);
-  fb.crankLink = fb.mb.addLink(linkOptions("crank_link"), JointSpec::revolute(Vector3d::UnitZ())
-                                                              .named("crank")
-                                                              .withParentOffset(translation(origin.x(), origin.y(),
-                                                                                            origin.z())));
-  fb.couplerLink = fb.mb.addLink(
-      linkOptions("coupler_link"), fb.crankLink,
-      JointSpec::revolute(Vector3d::UnitZ())
-          .named("coupler")
-          .withParentOffset(translation(kA, 0.0, 0.0) * rotation(kBend3, Vector3d::UnitZ())));
-  fb.rockerLink = fb.mb.addLink(
-      linkOptions("rocker_link"), fb.couplerLink,
-      JointSpec::revolute(Vector3d::UnitZ())
-          .named("rocker")
-          .withParentOffset(translation(kB, 0.0, 0.0) * rotation(kBend4, Vector3d::UnitZ())));
+  fb.crankLink =
+      fb.mb.addLink(linkOptions("crank_link"), JointSpec::revolute(Vector3d::UnitZ())
+                                                   .named("crank")
+                                                   .withParentOffset(translation(origin.x(), origin.y(), origin.z())));
+  fb.couplerLink =
+      fb.mb.addLink(linkOptions("coupler_link"), fb.crankLink,
+                    JointSpec::revolute(Vector3d::UnitZ())
+                        .named("coupler")
+                        .withParentOffset(translation(kA, 0.0, 0.0) * rotation(kBend3, Vector3d::UnitZ())));
+  fb.rockerLink = fb.mb.addLink(linkOptions("rocker_link"), fb.couplerLink,
+                                JointSpec::revolute(Vector3d::UnitZ())
+                                    .named("rocker")
+                                    .withParentOffset(translation(kB, 0.0, 0.0) * rotation(kBend4, Vector3d::UnitZ())));
   fb.crank = fb.crankLink.getParentJoint();
   fb.coupler = fb.couplerLink.getParentJoint();
   fb.rocker = fb.rockerLink.getParentJoint();
@@ -290,30 +276,34 @@ void TestLoopClosureKinematics::fourBarCrankRockerFollowsClosedForm() {
     const double theta2 = static_cast<double>(k) * kDeg;
     fb.crank.setPosition(0, theta2);
     const ClosureProjectionResult res = world.projectClosures(lockOptions({fb.crank}));
-    KIN_CHECK(res.success, QString("step %1 (θ2 = %2): %3").arg(k).arg(num(theta2), describeResult(res)));
-    KIN_CHECK(fb.crank.getPosition(0) == theta2,
-              QString("step %1: locked crank moved from %2 to %3").arg(k).arg(num(theta2), num(fb.crank.getPosition(0))));
+    ARTICULA_CHECK(res.success, QString("step %1 (θ2 = %2): %3").arg(k).arg(num(theta2), describeResult(res)));
+    ARTICULA_CHECK(
+        fb.crank.getPosition(0) == theta2,
+        QString("step %1: locked crank moved from %2 to %3").arg(k).arg(num(theta2), num(fb.crank.getPosition(0))));
 
     const FourBarSolution ref = solveFourBar(theta2, sigma);
     const double fd = freudensteinDefect(theta2, ref.theta4);
-    KIN_CHECK(std::abs(fd) <= 1e-12, QString("reference violates Freudenstein's equation at step %1: %2").arg(k).arg(num(fd)));
+    ARTICULA_CHECK(std::abs(fd) <= 1e-12,
+                   QString("reference violates Freudenstein's equation at step %1: %2").arg(k).arg(num(fd)));
 
     const double theta4 = engineRockerAngle(fb);
     const double err = std::abs(wrapAngle(theta4 - ref.theta4));
     worstErr = std::max(worstErr, err);
-    KIN_CHECK(err <= 1e-9, QString("step %1 (θ2 = %2): rocker angle %3, closed form %4, error %5 rad; %6")
-                               .arg(k)
-                               .arg(num(theta2), num(theta4), num(ref.theta4), num(err), describeResult(res)));
+    ARTICULA_CHECK(err <= 1e-9, QString("step %1 (θ2 = %2): rocker angle %3, closed form %4, error %5 rad; %6")
+                                    .arg(k)
+                                    .arg(num(theta2), num(theta4), num(ref.theta4), num(err), describeResult(res)));
     const int branch = engineBranch(fb);
-    KIN_CHECK(branch == sigma, QString("step %1: branch changed to %2 (expected %3)").arg(k).arg(branch).arg(sigma));
+    ARTICULA_CHECK(branch == sigma,
+                   QString("step %1: branch changed to %2 (expected %3)").arg(k).arg(branch).arg(sigma));
     const double step = std::abs(wrapAngle(theta4 - prev));
-    KIN_CHECK(step <= maxStep, QString("step %1: rocker angle jumped by %2 rad (from %3 to %4)")
-                                   .arg(k)
-                                   .arg(num(step), num(prev), num(theta4)));
+    ARTICULA_CHECK(step <= maxStep, QString("step %1: rocker angle jumped by %2 rad (from %3 to %4)")
+                                        .arg(k)
+                                        .arg(num(step), num(prev), num(theta4)));
     const double norm = fb.closure.computeResidual().norm;
-    KIN_CHECK(norm <= 1e-10, QString("step %1: closure residual %2 after a successful projection").arg(k).arg(num(norm)));
+    ARTICULA_CHECK(norm <= 1e-10,
+                   QString("step %1: closure residual %2 after a successful projection").arg(k).arg(num(norm)));
     const double gap = (rockerTip(fb) - fb.o4()).norm();
-    KIN_CHECK(gap <= 1e-10, QString("step %1: rocker tip is %2 m from O4").arg(k).arg(num(gap)));
+    ARTICULA_CHECK(gap <= 1e-10, QString("step %1: rocker tip is %2 m from O4").arg(k).arg(num(gap)));
     prev = theta4;
   }
   qInfo("worst rocker-angle error over the revolution: %.3e rad", worstErr);
@@ -332,9 +322,9 @@ void TestLoopClosureKinematics::sliderCrankFollowsClosedForm() {
   World world;
   Multibody mb = world.addMultibody("slider_crank");
   const Link crankLink = mb.addLink(linkOptions("crank_link"), JointSpec::revolute(Vector3d::UnitZ()).named("crank"));
-  const Link rodLink = mb.addLink(linkOptions("rod_link"), crankLink,
-                                  JointSpec::revolute(Vector3d::UnitZ()).named("rod").withParentOffset(
-                                      translation(kR, 0.0, 0.0)));
+  const Link rodLink =
+      mb.addLink(linkOptions("rod_link"), crankLink,
+                 JointSpec::revolute(Vector3d::UnitZ()).named("rod").withParentOffset(translation(kR, 0.0, 0.0)));
   Multibody pistonMb = world.addMultibody("piston");
   const Link pistonLink = pistonMb.addLink(
       linkOptions("piston_link"),
@@ -360,20 +350,21 @@ void TestLoopClosureKinematics::sliderCrankFollowsClosedForm() {
     const double theta = static_cast<double>(k) * kDeg;
     crank.setPosition(0, theta);
     const ClosureProjectionResult res = world.projectClosures(lockOptions({crank}));
-    KIN_CHECK(res.success, QString("step %1 (θ = %2): %3").arg(k).arg(num(theta), describeResult(res)));
-    KIN_CHECK(crank.getPosition(0) == theta,
-              QString("step %1: locked crank moved from %2 to %3").arg(k).arg(num(theta), num(crank.getPosition(0))));
-    KIN_CHECK(res.rows == closure.numRows(), QString("rows %1, expected %2").arg(res.rows).arg(closure.numRows()));
+    ARTICULA_CHECK(res.success, QString("step %1 (θ = %2): %3").arg(k).arg(num(theta), describeResult(res)));
+    ARTICULA_CHECK(
+        crank.getPosition(0) == theta,
+        QString("step %1: locked crank moved from %2 to %3").arg(k).arg(num(theta), num(crank.getPosition(0))));
+    ARTICULA_CHECK(res.rows == closure.numRows(), QString("rows %1, expected %2").arg(res.rows).arg(closure.numRows()));
     const double x = slide.getPosition(0);
     const double xRef = pistonPosition(theta);
     const double err = std::abs(x - xRef);
     worstErr = std::max(worstErr, err);
-    KIN_CHECK(err <= 1e-9, QString("step %1 (θ = %2): piston %3 m, closed form %4 m, error %5; %6")
-                               .arg(k)
-                               .arg(num(theta), num(x), num(xRef), num(err), describeResult(res)));
+    ARTICULA_CHECK(err <= 1e-9, QString("step %1 (θ = %2): piston %3 m, closed form %4 m, error %5; %6")
+                                    .arg(k)
+                                    .arg(num(theta), num(x), num(xRef), num(err), describeResult(res)));
     // The piston link stays on its line y = e (it is a prismatic joint).
     const Vector3d pin = pistonLink.getWorldTransform().translation();
-    KIN_CHECK(std::abs(pin.y() - kE) <= 1e-15, QString("piston pin off its line: %1").arg(vec(pin)));
+    ARTICULA_CHECK(std::abs(pin.y() - kE) <= 1e-15, QString("piston pin off its line: %1").arg(vec(pin)));
   }
   qInfo("worst piston error over the revolution: %.3e m", worstErr);
 }
@@ -392,30 +383,30 @@ void TestLoopClosureKinematics::unassembledFourBarAssemblesWithMinimalChange() {
   VERIFY_NEAR(tip0, Vector3d(0.4, 0.35, 0.0), 1e-15);
   const double expectedGap = 0.35;
   const LoopClosureResidual before = fb.closure.computeResidual();
-  KIN_CHECK(std::abs(before.norm - expectedGap) <= 1e-14,
-            QString("residual before %1, expected the gap %2").arg(num(before.norm), num(expectedGap)));
+  ARTICULA_CHECK(std::abs(before.norm - expectedGap) <= 1e-14,
+                 QString("residual before %1, expected the gap %2").arg(num(before.norm), num(expectedGap)));
 
   const ClosureProjectionResult res = world.projectClosures();
-  KIN_CHECK(res.success, describeResult(res));
-  KIN_CHECK(res.iterations >= 1 && res.iterations <= 50, describeResult(res));
-  KIN_CHECK(res.rows == 5, describeResult(res));
-  KIN_CHECK(res.finalResidual <= 1e-10, describeResult(res));
-  KIN_CHECK(std::abs(res.initialResidual - before.norm) <= 1e-14,
-            QString("initialResidual %1, residual before %2").arg(num(res.initialResidual), num(before.norm)));
-  KIN_CHECK(res.message.empty(), describeResult(res));
+  ARTICULA_CHECK(res.success, describeResult(res));
+  ARTICULA_CHECK(res.iterations >= 1 && res.iterations <= 50, describeResult(res));
+  ARTICULA_CHECK(res.rows == 5, describeResult(res));
+  ARTICULA_CHECK(res.finalResidual <= 1e-10, describeResult(res));
+  ARTICULA_CHECK(std::abs(res.initialResidual - before.norm) <= 1e-14,
+                 QString("initialResidual %1, residual before %2").arg(num(res.initialResidual), num(before.norm)));
+  ARTICULA_CHECK(res.message.empty(), describeResult(res));
   const LoopClosureResidual after = fb.closure.computeResidual();
-  KIN_CHECK(after.norm <= 1e-10, QString("residual after %1: %2").arg(num(after.norm), vec(after.residual)));
-  KIN_CHECK(std::abs(after.norm - res.finalResidual) <= 1e-12,
-            QString("finalResidual %1, computeResidual %2").arg(num(res.finalResidual), num(after.norm)));
+  ARTICULA_CHECK(after.norm <= 1e-10, QString("residual after %1: %2").arg(num(after.norm), vec(after.residual)));
+  ARTICULA_CHECK(std::abs(after.norm - res.finalResidual) <= 1e-12,
+                 QString("finalResidual %1, computeResidual %2").arg(num(res.finalResidual), num(after.norm)));
   // Independent checks of closure: the tip is at O4, and the rocker angle
   // is one of the two closed-form solutions for the resulting crank angle.
   const double gap = (rockerTip(fb) - fb.o4()).norm();
-  KIN_CHECK(gap <= 1e-10, QString("tip is %1 m from O4").arg(num(gap)));
+  ARTICULA_CHECK(gap <= 1e-10, QString("tip is %1 m from O4").arg(num(gap)));
   const double theta2 = fb.crank.getPosition(0);
   const int branch = engineBranch(fb);
   QVERIFY(branch == 1 || branch == -1);
   const double err = std::abs(wrapAngle(engineRockerAngle(fb) - solveFourBar(theta2, branch).theta4));
-  KIN_CHECK(err <= 1e-9, QString("rocker angle differs from the closed form by %1 rad").arg(num(err)));
+  ARTICULA_CHECK(err <= 1e-9, QString("rocker angle differs from the closed form by %1 rad").arg(num(err)));
 
   // Minimal change near an assembled configuration.
   const FourBarSolution sol = solveFourBar(0.6, 1);
@@ -424,31 +415,32 @@ void TestLoopClosureKinematics::unassembledFourBarAssemblesWithMinimalChange() {
   const VectorXd q0 = qStar + delta;
   fb.mb.setPositions(q0);
   const ClosureProjectionResult r1 = world.projectClosures();
-  KIN_CHECK(r1.success, describeResult(r1));
+  ARTICULA_CHECK(r1.success, describeResult(r1));
   const VectorXd q1 = fb.mb.getPositions();
   const VectorXd dq = q1 - q0;
-  KIN_CHECK(dq.norm() > 1e-7, QString("the projection did not move: Δq = %1").arg(vec(dq)));
+  ARTICULA_CHECK(dq.norm() > 1e-7, QString("the projection did not move: Δq = %1").arg(vec(dq)));
 
   const MatrixXd J = fdJacobian(fb.mb, fb.closure, q1, 1e-6);
   Eigen::JacobiSVD<MatrixXd> svd(J, Eigen::ComputeFullV);
   const VectorXd sv = svd.singularValues();
-  KIN_CHECK(sv.size() == 3 && sv[1] > 1e-2 && sv[2] < 1e-8,
-            QString("constraint Jacobian should have rank 2; singular values %1").arg(vec(sv)));
+  ARTICULA_CHECK(sv.size() == 3 && sv[1] > 1e-2 && sv[2] < 1e-8,
+                 QString("constraint Jacobian should have rank 2; singular values %1").arg(vec(sv)));
   const VectorXd nullDir = svd.matrixV().col(2);
   const double tangential = std::abs(nullDir.dot(dq));
-  KIN_CHECK(tangential <= 1e-3 * dq.norm(),
-            QString("Δq = %1 has a null-space component %2 (|Δq| = %3, null direction %4)")
-                .arg(vec(dq), num(tangential), num(dq.norm()), vec(nullDir)));
+  ARTICULA_CHECK(tangential <= 1e-3 * dq.norm(),
+                 QString("Δq = %1 has a null-space component %2 (|Δq| = %3, null direction %4)")
+                     .arg(vec(dq), num(tangential), num(dq.norm()), vec(nullDir)));
 
   fb.mb.setPositions(q0);
   const ClosureProjectionResult r2 = world.projectClosures(lockOptions({fb.crank}));
-  KIN_CHECK(r2.success, describeResult(r2));
+  ARTICULA_CHECK(r2.success, describeResult(r2));
   const VectorXd dqLocked = fb.mb.getPositions() - q0;
-  KIN_CHECK(dq.norm() <= dqLocked.norm(), QString("|Δq| = %1 free, %2 with the crank locked")
-                                              .arg(num(dq.norm()), num(dqLocked.norm())));
-  qInfo("assembly from zero: %d iterations, final residual %.3e; near-assembled: |Δq| = %.6e, null-space "
-        "fraction %.3e, |Δq| with the crank locked %.6e",
-        res.iterations, res.finalResidual, dq.norm(), tangential / dq.norm(), dqLocked.norm());
+  ARTICULA_CHECK(dq.norm() <= dqLocked.norm(),
+                 QString("|Δq| = %1 free, %2 with the crank locked").arg(num(dq.norm()), num(dqLocked.norm())));
+  qInfo(
+      "assembly from zero: %d iterations, final residual %.3e; near-assembled: |Δq| = %.6e, null-space "
+      "fraction %.3e, |Δq| with the crank locked %.6e",
+      res.iterations, res.finalResidual, dq.norm(), tangential / dq.norm(), dqLocked.norm());
 }
 
 // 4. Crank and coupler locked where the rocker cannot reach O4: failure
@@ -467,25 +459,26 @@ void TestLoopClosureKinematics::lockedJointsThatCannotCloseFail() {
   const double bo4 = std::hypot(kD - kA, kB);
   const double lowerBound = bo4 - kC;
   const double before = fb.closure.computeResidual().norm;
-  KIN_CHECK(std::abs(before - 0.35) <= 1e-14, QString("residual before %1").arg(num(before)));
+  ARTICULA_CHECK(std::abs(before - 0.35) <= 1e-14, QString("residual before %1").arg(num(before)));
 
   const ClosureProjectionResult res = world.projectClosures(lockOptions({fb.crank, fb.coupler}));
-  KIN_CHECK(!res.success, describeResult(res));
-  KIN_CHECK(!res.message.empty(), describeResult(res));
-  KIN_CHECK(res.finalResidual <= res.initialResidual, describeResult(res));
-  KIN_CHECK(res.finalResidual < res.initialResidual,
-            QString("the free rocker can reduce the residual (to %1): %2").arg(num(lowerBound), describeResult(res)));
-  KIN_CHECK(std::abs(res.initialResidual - before) <= 1e-14, describeResult(res));
-  KIN_CHECK(res.finalResidual >= lowerBound - 1e-12,
-            QString("finalResidual below the geometric minimum %1: %2").arg(num(lowerBound), describeResult(res)));
+  ARTICULA_CHECK(!res.success, describeResult(res));
+  ARTICULA_CHECK(!res.message.empty(), describeResult(res));
+  ARTICULA_CHECK(res.finalResidual <= res.initialResidual, describeResult(res));
+  ARTICULA_CHECK(
+      res.finalResidual < res.initialResidual,
+      QString("the free rocker can reduce the residual (to %1): %2").arg(num(lowerBound), describeResult(res)));
+  ARTICULA_CHECK(std::abs(res.initialResidual - before) <= 1e-14, describeResult(res));
+  ARTICULA_CHECK(res.finalResidual >= lowerBound - 1e-12,
+                 QString("finalResidual below the geometric minimum %1: %2").arg(num(lowerBound), describeResult(res)));
   const double after = fb.closure.computeResidual().norm;
-  KIN_CHECK(std::abs(after - res.finalResidual) <= 1e-12,
-            QString("kept configuration has residual %1, reported %2").arg(num(after), num(res.finalResidual)));
+  ARTICULA_CHECK(std::abs(after - res.finalResidual) <= 1e-12,
+                 QString("kept configuration has residual %1, reported %2").arg(num(after), num(res.finalResidual)));
   qInfo("locked failure: initial %.6f, final %.12f, geometric minimum %.12f, message '%s'", res.initialResidual,
         res.finalResidual, lowerBound, res.message.c_str());
-  KIN_CHECK(fb.crank.getPosition(0) == crank0 && fb.coupler.getPosition(0) == coupler0,
-            QString("locked coordinates moved: crank %1, coupler %2")
-                .arg(num(fb.crank.getPosition(0)), num(fb.coupler.getPosition(0))));
+  ARTICULA_CHECK(fb.crank.getPosition(0) == crank0 && fb.coupler.getPosition(0) == coupler0,
+                 QString("locked coordinates moved: crank %1, coupler %2")
+                     .arg(num(fb.crank.getPosition(0)), num(fb.coupler.getPosition(0))));
 }
 
 // 5. Rocker joint limits that exclude the branch next to the start: the
@@ -531,20 +524,20 @@ void TestLoopClosureKinematics::positionLimitsSelectTheBranch() {
     opts.respectLimits = start.respectLimits;
     const ClosureProjectionResult res = world.projectClosures(opts);
     const QString ctx = QString("%1: %2; q = %3").arg(start.what, describeResult(res), vec(fb.mb.getPositions()));
-    KIN_CHECK(res.success, ctx);
+    ARTICULA_CHECK(res.success, ctx);
     const double q4 = fb.rocker.getPosition(0);
     if (start.respectLimits) {
-      KIN_CHECK(q4 >= lower && q4 <= upper,
-                QString("rocker coordinate %1 outside [%2, %3]; %4").arg(num(q4), num(lower), num(upper), ctx));
+      ARTICULA_CHECK(q4 >= lower && q4 <= upper,
+                     QString("rocker coordinate %1 outside [%2, %3]; %4").arg(num(q4), num(lower), num(upper), ctx));
     }
     const FourBarSolution ref = solveFourBar(theta2, start.expectedBranch);
     const double err = std::abs(wrapAngle(engineRockerAngle(fb) - ref.theta4));
-    KIN_CHECK(engineBranch(fb) == start.expectedBranch && err <= 1e-9,
-              QString("branch %1 (expected %2), rocker angle error %3 rad; %4")
-                  .arg(engineBranch(fb))
-                  .arg(start.expectedBranch)
-                  .arg(num(err), ctx));
-    KIN_CHECK(fb.crank.getPosition(0) == theta2, ctx);
+    ARTICULA_CHECK(engineBranch(fb) == start.expectedBranch && err <= 1e-9,
+                   QString("branch %1 (expected %2), rocker angle error %3 rad; %4")
+                       .arg(engineBranch(fb))
+                       .arg(start.expectedBranch)
+                       .arg(num(err), ctx));
+    ARTICULA_CHECK(fb.crank.getPosition(0) == theta2, ctx);
   }
 }
 
@@ -567,10 +560,10 @@ void TestLoopClosureKinematics::syncProjectsOnlyWithProjectPolicy() {
   QVERIFY2(violated > 1e-3, qPrintable(num(violated)));
   world.sync(WorldSyncStage::Kinematics);
   const double projected = fb.closure.computeResidual().norm;
-  KIN_CHECK(projected <= tol, QString("after sync with Project: residual %1 (was %2, tolerance %3)")
-                                  .arg(num(projected), num(violated), num(tol)));
+  ARTICULA_CHECK(projected <= tol, QString("after sync with Project: residual %1 (was %2, tolerance %3)")
+                                       .arg(num(projected), num(violated), num(tol)));
   const double gap = (rockerTip(fb) - fb.o4()).norm();
-  KIN_CHECK(gap <= 1e-10, QString("after sync the rocker tip is %1 m from O4").arg(num(gap)));
+  ARTICULA_CHECK(gap <= 1e-10, QString("after sync the rocker tip is %1 m from O4").arg(num(gap)));
 
   // ResidualOnly: nothing moves.
   LoopClosure closure = fb.closure;
@@ -586,13 +579,13 @@ void TestLoopClosureKinematics::syncProjectsOnlyWithProjectPolicy() {
   world.sync(WorldSyncStage::Kinematics);
   const VectorXd qAfter = world.getPositions();
   const VectorXd vAfter = world.getVelocities();
-  KIN_CHECK(qAfter.size() == qBefore.size() && (qAfter.array() == qBefore.array()).all(),
-            QString("positions changed: %1 -> %2").arg(vec(qBefore), vec(qAfter)));
-  KIN_CHECK(vAfter.size() == vBefore.size() && (vAfter.array() == vBefore.array()).all(),
-            QString("velocities changed: %1 -> %2").arg(vec(vBefore), vec(vAfter)));
+  ARTICULA_CHECK(qAfter.size() == qBefore.size() && (qAfter.array() == qBefore.array()).all(),
+                 QString("positions changed: %1 -> %2").arg(vec(qBefore), vec(qAfter)));
+  ARTICULA_CHECK(vAfter.size() == vBefore.size() && (vAfter.array() == vBefore.array()).all(),
+                 QString("velocities changed: %1 -> %2").arg(vec(vBefore), vec(vAfter)));
   const VectorXd rAfter = closure.computeResidual().residual;
-  KIN_CHECK(rAfter.size() == rBefore.size() && (rAfter - rBefore).norm() <= 1e-15,
-            QString("residual changed: %1 -> %2").arg(vec(rBefore), vec(rAfter)));
+  ARTICULA_CHECK(rAfter.size() == rBefore.size() && (rAfter - rBefore).norm() <= 1e-15,
+                 QString("residual changed: %1 -> %2").arg(vec(rBefore), vec(rAfter)));
 }
 
 // 7. Velocity projection: after projectClosures the joint velocity is
@@ -620,9 +613,9 @@ void TestLoopClosureKinematics::velocityProjectionIsTangent() {
     const VectorXd v0 = Vector3d(uni(rng), uni(rng), uni(rng));
     fb.mb.setVelocities(v0);
     const double driftBefore = drift(fb.mb.getPositions(), v0);
-    KIN_CHECK(driftBefore >= 1e-8, QString("trial %1: random velocity %2 is already tangent (drift %3)")
-                                       .arg(trial)
-                                       .arg(vec(v0), num(driftBefore)));
+    ARTICULA_CHECK(driftBefore >= 1e-8, QString("trial %1: random velocity %2 is already tangent (drift %3)")
+                                            .arg(trial)
+                                            .arg(vec(v0), num(driftBefore)));
 
     // projectVelocities = false leaves the velocities alone.
     const VectorXd qStart = fb.mb.getPositions();
@@ -630,33 +623,34 @@ void TestLoopClosureKinematics::velocityProjectionIsTangent() {
       ClosureProjectionOptions o;
       o.projectVelocities = false;
       const ClosureProjectionResult res = world.projectClosures(o);
-      KIN_CHECK(res.success, describeResult(res));
+      ARTICULA_CHECK(res.success, describeResult(res));
       const VectorXd v = fb.mb.getVelocities();
-      KIN_CHECK((v.array() == v0.array()).all(),
-                QString("trial %1: projectVelocities = false changed v: %2 -> %3").arg(trial).arg(vec(v0), vec(v)));
+      ARTICULA_CHECK(
+          (v.array() == v0.array()).all(),
+          QString("trial %1: projectVelocities = false changed v: %2 -> %3").arg(trial).arg(vec(v0), vec(v)));
     }
     fb.mb.setPositions(qStart);
 
     const ClosureProjectionResult res = world.projectClosures();
-    KIN_CHECK(res.success, describeResult(res));
+    ARTICULA_CHECK(res.success, describeResult(res));
     const VectorXd q = fb.mb.getPositions();
     const VectorXd v = fb.mb.getVelocities();
     const double driftAfter = drift(q, v);
-    KIN_CHECK(driftAfter <= 1e-9, QString("trial %1: projected velocity %2 (from %3) drifts %4 over ε = %5")
-                                      .arg(trial)
-                                      .arg(vec(v), vec(v0), num(driftAfter), num(eps)));
+    ARTICULA_CHECK(driftAfter <= 1e-9, QString("trial %1: projected velocity %2 (from %3) drifts %4 over ε = %5")
+                                           .arg(trial)
+                                           .arg(vec(v), vec(v0), num(driftAfter), num(eps)));
     // Not trivially zero: the mechanism has one DoF and the random
     // velocity has a component along it.
     const MatrixXd J = fdJacobian(fb.mb, fb.closure, q, 1e-6);
     Eigen::JacobiSVD<MatrixXd> svd(J, Eigen::ComputeFullV);
     const VectorXd n = svd.matrixV().col(2);
-    KIN_CHECK(std::abs(n.dot(v0)) < 1e-3 || v.norm() > 1e-8,
-              QString("trial %1: projected velocity vanished (%2) though v0 = %3 has a tangent component %4")
-                  .arg(trial)
-                  .arg(vec(v), vec(v0), num(n.dot(v0))));
+    ARTICULA_CHECK(std::abs(n.dot(v0)) < 1e-3 || v.norm() > 1e-8,
+                   QString("trial %1: projected velocity vanished (%2) though v0 = %3 has a tangent component %4")
+                       .arg(trial)
+                       .arg(vec(v), vec(v0), num(n.dot(v0))));
     // J v = 0 also with the finite-difference Jacobian.
     const double Jv = (J * v).norm();
-    KIN_CHECK(Jv <= 1e-8, QString("trial %1: |J v| = %2").arg(trial).arg(num(Jv)));
+    ARTICULA_CHECK(Jv <= 1e-8, QString("trial %1: |J v| = %2").arg(trial).arg(num(Jv)));
     qInfo("trial %d: drift over eps before %.3e, after %.3e; |v0| %.3f, |v| %.3f", trial, driftBefore, driftAfter,
           v0.norm(), v.norm());
   }
@@ -672,15 +666,15 @@ void TestLoopClosureKinematics::gearAndMimicCouplers() {
   Multibody g1 = world.addMultibody("gear1");
   Multibody g2 = world.addMultibody("gear2");
   Joint gear1 = g1.addLink(linkOptions("wheel"), JointSpec::revolute(Vector3d::UnitZ()).named("axle")).getParentJoint();
-  Joint gear2 = g2.addLink(linkOptions("wheel"), JointSpec::revolute(Vector3d::UnitZ())
-                                                     .named("axle")
-                                                     .withParentOffset(translation(0.3, 0.0, 0.0)))
-                    .getParentJoint();
+  Joint gear2 =
+      g2.addLink(linkOptions("wheel"),
+                 JointSpec::revolute(Vector3d::UnitZ()).named("axle").withParentOffset(translation(0.3, 0.0, 0.0)))
+          .getParentJoint();
   Multibody hand = world.addMultibody("hand");
   const Link l1 = hand.addLink(linkOptions("l1"), JointSpec::revolute(Vector3d::UnitZ()).named("m1"));
-  const Link l2 = hand.addLink(linkOptions("l2"), l1,
-                               JointSpec::revolute(Vector3d::UnitZ()).named("m2").withParentOffset(
-                                   translation(0.2, 0.0, 0.0)));
+  const Link l2 =
+      hand.addLink(linkOptions("l2"), l1,
+                   JointSpec::revolute(Vector3d::UnitZ()).named("m2").withParentOffset(translation(0.2, 0.0, 0.0)));
   Joint m1 = l1.getParentJoint();
   Joint m2 = l2.getParentJoint();
 
@@ -700,28 +694,29 @@ void TestLoopClosureKinematics::gearAndMimicCouplers() {
   };
   const auto check = [&](const QString& what, double expGl, double expGf, double expMl, double expMf) {
     const double gl = gear1.getPosition(0), gf = gear2.getPosition(0), ml = m1.getPosition(0), mf = m2.getPosition(0);
-    const QString values = QString("%1: gear %2, %3 (expected %4, %5); mimic %6, %7 (expected %8, %9)")
-                               .arg(what, num(gl), num(gf), num(expGl), num(expGf), num(ml), num(mf), num(expMl),
-                                    num(expMf));
-    KIN_CHECK(std::abs(gl - expGl) <= 1e-12 && std::abs(gf - expGf) <= 1e-12 && std::abs(ml - expMl) <= 1e-12 &&
-                  std::abs(mf - expMf) <= 1e-12,
-              values);
+    const QString values =
+        QString("%1: gear %2, %3 (expected %4, %5); mimic %6, %7 (expected %8, %9)")
+            .arg(what, num(gl), num(gf), num(expGl), num(expGf), num(ml), num(mf), num(expMl), num(expMf));
+    ARTICULA_CHECK(std::abs(gl - expGl) <= 1e-12 && std::abs(gf - expGf) <= 1e-12 && std::abs(ml - expMl) <= 1e-12 &&
+                       std::abs(mf - expMf) <= 1e-12,
+                   values);
     const double rg = gear.computeResidual().residual;
     const double rm = mimic.computeResidual().residual;
-    KIN_CHECK(std::abs(rg) <= 1e-12 && std::abs(rm) <= 1e-12,
-              QString("%1: coupler residuals %2, %3").arg(what, num(rg), num(rm)));
-    KIN_CHECK(std::abs(gf - kGear * gl - oGear) <= 1e-12 && std::abs(mf - kMimic * ml - oMimic) <= 1e-12,
-              QString("%1: q_f − k q_l − o = %2, %3; %4")
-                  .arg(what, num(gf - kGear * gl - oGear), num(mf - kMimic * ml - oMimic), values));
+    ARTICULA_CHECK(std::abs(rg) <= 1e-12 && std::abs(rm) <= 1e-12,
+                   QString("%1: coupler residuals %2, %3").arg(what, num(rg), num(rm)));
+    ARTICULA_CHECK(std::abs(gf - kGear * gl - oGear) <= 1e-12 && std::abs(mf - kMimic * ml - oMimic) <= 1e-12,
+                   QString("%1: q_f − k q_l − o = %2, %3; %4")
+                       .arg(what, num(gf - kGear * gl - oGear), num(mf - kMimic * ml - oMimic), values));
   };
 
   reset();
   const double rg0 = gf0 - kGear * gl0 - oGear;
   const double rm0 = mf0 - kMimic * ml0 - oMimic;
-  KIN_CHECK(std::abs(gear.computeResidual().residual - rg0) <= 1e-15 &&
-                std::abs(mimic.computeResidual().residual - rm0) <= 1e-15,
-            QString("residuals before %1, %2; expected %3, %4")
-                .arg(num(gear.computeResidual().residual), num(mimic.computeResidual().residual), num(rg0), num(rm0)));
+  ARTICULA_CHECK(
+      std::abs(gear.computeResidual().residual - rg0) <= 1e-15 &&
+          std::abs(mimic.computeResidual().residual - rm0) <= 1e-15,
+      QString("residuals before %1, %2; expected %3, %4")
+          .arg(num(gear.computeResidual().residual), num(mimic.computeResidual().residual), num(rg0), num(rm0)));
 
   // Free: orthogonal projection onto q_f − k q_l − o = 0, i.e. along
   // the gradient (−k, 1): q_l += k r/(1 + k²), q_f −= r/(1 + k²).
@@ -729,33 +724,38 @@ void TestLoopClosureKinematics::gearAndMimicCouplers() {
   tight.tolerance = 1e-13;
   {
     const ClosureProjectionResult res = world.projectClosures(tight);
-    KIN_CHECK(res.success && res.rows == 2, describeResult(res));
-    KIN_CHECK(std::abs(res.initialResidual - std::hypot(rg0, rm0)) <= 1e-14, describeResult(res));
+    ARTICULA_CHECK(res.success && res.rows == 2, describeResult(res));
+    ARTICULA_CHECK(std::abs(res.initialResidual - std::hypot(rg0, rm0)) <= 1e-14, describeResult(res));
     check("no locks", gl0 + kGear * rg0 / (1.0 + kGear * kGear), gf0 - rg0 / (1.0 + kGear * kGear),
           ml0 + kMimic * rm0 / (1.0 + kMimic * kMimic), mf0 - rm0 / (1.0 + kMimic * kMimic));
   }
 
-  // Leaders locked: followers take q_f = k q_l + o; leaders bit-for-bit kept.
-  reset();
-  {
+  // Projects with the joints `a` and `b` (values `a0`, `b0`) locked, from
+  // the reset state. Empty when it succeeds and keeps both bit for bit, else
+  // what went wrong.
+  const auto projectLocked = [&](const QString& which, Joint a, Joint b, double a0, double b0) -> QString {
+    reset();
     ClosureProjectionOptions o = tight;
-    o.lockedJoints = {gear1, m1};
+    o.lockedJoints = {a, b};
     const ClosureProjectionResult res = world.projectClosures(o);
-    KIN_CHECK(res.success, describeResult(res));
-    KIN_CHECK(gear1.getPosition(0) == gl0 && m1.getPosition(0) == ml0,
-              QString("locked leaders moved: %1, %2").arg(num(gear1.getPosition(0)), num(m1.getPosition(0))));
+    if (!res.success) return describeResult(res);
+    if (!(a.getPosition(0) == a0 && b.getPosition(0) == b0)) {
+      return QString("locked %1 moved: %2, %3").arg(which, num(a.getPosition(0)), num(b.getPosition(0)));
+    }
+    return {};
+  };
+
+  // Leaders locked: followers take q_f = k q_l + o; leaders bit-for-bit kept.
+  {
+    const QString problem = projectLocked("leaders", gear1, m1, gl0, ml0);
+    ARTICULA_CHECK(problem.isEmpty(), problem);
     check("leaders locked", gl0, kGear * gl0 + oGear, ml0, kMimic * ml0 + oMimic);
   }
 
   // Followers locked: leaders take q_l = (q_f − o)/k.
-  reset();
   {
-    ClosureProjectionOptions o = tight;
-    o.lockedJoints = {gear2, m2};
-    const ClosureProjectionResult res = world.projectClosures(o);
-    KIN_CHECK(res.success, describeResult(res));
-    KIN_CHECK(gear2.getPosition(0) == gf0 && m2.getPosition(0) == mf0,
-              QString("locked followers moved: %1, %2").arg(num(gear2.getPosition(0)), num(m2.getPosition(0))));
+    const QString problem = projectLocked("followers", gear2, m2, gf0, mf0);
+    ARTICULA_CHECK(problem.isEmpty(), problem);
     check("followers locked", (gf0 - oGear) / kGear, gf0, (mf0 - oMimic) / kMimic, mf0);
   }
 }
@@ -786,23 +786,25 @@ void TestLoopClosureKinematics::disabledAndResidualOnlyClosuresAreNotProjected()
   QVERIFY(rDisabled.norm() > 0.1 && rResidual.norm() > 0.1 && rProjected > 0.1);
 
   const ClosureProjectionResult res = world.projectClosures();
-  KIN_CHECK(res.success, describeResult(res));
-  KIN_CHECK(res.rows == 3, QString("only the Point closure's 3 rows are included; %1").arg(describeResult(res)));
-  KIN_CHECK(std::abs(res.initialResidual - rProjected) <= 1e-14,
-            QString("initialResidual should be the included closure's %1; %2").arg(num(rProjected), describeResult(res)));
+  ARTICULA_CHECK(res.success, describeResult(res));
+  ARTICULA_CHECK(res.rows == 3, QString("only the Point closure's 3 rows are included; %1").arg(describeResult(res)));
+  ARTICULA_CHECK(
+      std::abs(res.initialResidual - rProjected) <= 1e-14,
+      QString("initialResidual should be the included closure's %1; %2").arg(num(rProjected), describeResult(res)));
   const double after = projected.closure.computeResidual().norm;
-  KIN_CHECK(after <= 1e-10, QString("projected closure residual %1").arg(num(after)));
-  KIN_CHECK((disabled.mb.getPositions().array() == qDisabled.array()).all(),
-            QString("disabled closure's mechanism moved: %1 -> %2").arg(vec(qDisabled), vec(disabled.mb.getPositions())));
-  KIN_CHECK((residualOnly.mb.getPositions().array() == qResidual.array()).all(),
-            QString("ResidualOnly closure's mechanism moved: %1 -> %2")
-                .arg(vec(qResidual), vec(residualOnly.mb.getPositions())));
-  KIN_CHECK((cDisabled.computeResidual().residual - rDisabled).norm() == 0.0 &&
-                (cResidual.computeResidual().residual - rResidual).norm() == 0.0,
-            "residuals of the excluded closures changed");
+  ARTICULA_CHECK(after <= 1e-10, QString("projected closure residual %1").arg(num(after)));
+  ARTICULA_CHECK(
+      (disabled.mb.getPositions().array() == qDisabled.array()).all(),
+      QString("disabled closure's mechanism moved: %1 -> %2").arg(vec(qDisabled), vec(disabled.mb.getPositions())));
+  ARTICULA_CHECK((residualOnly.mb.getPositions().array() == qResidual.array()).all(),
+                 QString("ResidualOnly closure's mechanism moved: %1 -> %2")
+                     .arg(vec(qResidual), vec(residualOnly.mb.getPositions())));
+  ARTICULA_CHECK((cDisabled.computeResidual().residual - rDisabled).norm() == 0.0 &&
+                     (cResidual.computeResidual().residual - rResidual).norm() == 0.0,
+                 "residuals of the excluded closures changed");
   const LoopClosureResidual rr = cResidual.computeResidual();
-  KIN_CHECK(rr.enabled && rr.residual.size() == 5, QString("ResidualOnly closure still reports its residual (%1 rows)")
-                                                       .arg(rr.residual.size()));
+  ARTICULA_CHECK(rr.enabled && rr.residual.size() == 5,
+                 QString("ResidualOnly closure still reports its residual (%1 rows)").arg(rr.residual.size()));
 
   // Only excluded closures left: nothing to do, nothing moves.
   LoopClosure cProjected = projected.closure;
@@ -810,9 +812,10 @@ void TestLoopClosureKinematics::disabledAndResidualOnlyClosuresAreNotProjected()
   projected.mb.setPositions(Vector3d::Zero());
   const VectorXd qAll = world.getPositions();
   const ClosureProjectionResult none = world.projectClosures();
-  KIN_CHECK(none.rows == 0 && none.success && none.finalResidual == 0.0, describeResult(none));
-  KIN_CHECK((world.getPositions().array() == qAll.array()).all(),
-            QString("positions moved with no included closure: %1 -> %2").arg(vec(qAll), vec(world.getPositions())));
+  ARTICULA_CHECK(none.rows == 0 && none.success && none.finalResidual == 0.0, describeResult(none));
+  ARTICULA_CHECK(
+      (world.getPositions().array() == qAll.array()).all(),
+      QString("positions moved with no included closure: %1 -> %2").arg(vec(qAll), vec(world.getPositions())));
 }
 
 QTEST_APPLESS_MAIN(TestLoopClosureKinematics)

@@ -30,15 +30,6 @@ using namespace articula::test;
 
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-std::string leafName(const std::string& name) {
-  const auto slash = name.rfind('/');
-  return slash == std::string::npos ? name : name.substr(slash + 1);
-}
-
 std::string leaf(const Link& l) {
   return leafName(l.name());
 }

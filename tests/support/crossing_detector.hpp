@@ -1,8 +1,11 @@
 #pragma once
-// Period measurement for the oscillation tests.
+// Period measurement for the oscillation tests, and the exact period of a
+// pendulum to compare with.
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
+#include <numbers>
 #include <vector>
 
 namespace articula::test {
@@ -44,5 +47,21 @@ class CrossingDetector {
   double m_t = 0.0, m_y = 0.0, m_yd = 0.0;
   std::vector<double> m_crossings;
 };
+
+// Arithmetic–geometric mean.
+inline double agm(double a, double b) {
+  for (int i = 0; i < 60 && std::abs(a - b) > 1e-16 * a; ++i) {
+    const double an = 0.5 * (a + b);
+    b = std::sqrt(a * b);
+    a = an;
+  }
+  return 0.5 * (a + b);
+}
+
+// Exact period of θ̈ = −ω0² sin θ with amplitude A:
+// T = 4K(sin(A/2))/ω0 = (2π/ω0) / AGM(1, cos(A/2)).
+inline double exactPendulumPeriod(double omega0, double amplitude) {
+  return 2.0 * std::numbers::pi / omega0 / agm(1.0, std::cos(0.5 * amplitude));
+}
 
 }  // namespace articula::test

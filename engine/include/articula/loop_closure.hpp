@@ -62,8 +62,8 @@ std::optional<LoopClosureFamily> loopClosureFamilyFromString(std::string_view na
 /// frame, links, rigid bodies, user frames), as long as they are on
 /// different bodies and not both fixed to the world.
 struct LoopClosureSpec {
-  Frame frameA;                                 ///< first endpoint frame
-  Frame frameB;                                 ///< second endpoint frame
+  Frame frameA;  ///< first endpoint frame
+  Frame frameB;  ///< second endpoint frame
   LoopClosureFamily family = LoopClosureFamily::Rigid;
   Isometry3d offsetA = Isometry3d::Identity();  ///< endpoint A in frameA
   Isometry3d offsetB = Isometry3d::Identity();  ///< endpoint B in frameB
@@ -110,8 +110,8 @@ struct LoopClosureRuntimePolicy {
 /// opposite acts on frameA's body), as [torque about the origin of
 /// endpoint A; force], in the coordinates of endpoint A (frameA · offsetA).
 struct LoopClosureResidual {
-  VectorXd residual;   ///< numResidualRows(family) values, as defined for the family
-  double norm = 0.0;   ///< Euclidean norm of `residual`
+  VectorXd residual;  ///< numResidualRows(family) values, as defined for the family
+  double norm = 0.0;  ///< Euclidean norm of `residual`
   bool enabled = false;
   /// Takes part in some stage: enabled, and projected or solved.
   bool active = false;
