@@ -974,10 +974,31 @@ LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec
   return LoopClosure(this, slot, w.closures[slot].generation);
 }
 
+namespace {
+
+// Handle of a named record (`make(slot, generation)` builds it).
+template <class Record, class Make>
+auto findHandle(const std::map<std::string, std::uint32_t>& names, const std::vector<Record>& records,
+                const std::string& name, Make make) -> std::optional<decltype(make(0u, 0u))> {
+  const auto it = names.find(name);
+  if (it == names.end()) return std::nullopt;
+  return make(it->second, records[it->second].generation);
+}
+
+// Handles of the live records, in creation order.
+template <class Record, class Make>
+auto liveHandles(const std::vector<Record>& records, Make make) {
+  std::vector<decltype(make(0u, 0u))> out;
+  for (std::uint32_t s = 0; s < records.size(); ++s)
+    if (records[s].alive) out.push_back(make(s, records[s].generation));
+  return out;
+}
+
+}  // namespace
+
 std::optional<LoopClosure> World::getLoopClosure(const std::string& name) const {
-  const auto it = m_impl->closureNames.find(name);
-  if (it == m_impl->closureNames.end()) return std::nullopt;
-  return LoopClosure(const_cast<World*>(this), it->second, m_impl->closures[it->second].generation);
+  return findHandle(m_impl->closureNames, m_impl->closures, name,
+                    [this](std::uint32_t s, std::uint32_t g) { return LoopClosure(const_cast<World*>(this), s, g); });
 }
 
 bool World::hasLoopClosure(const std::string& name) const {
@@ -989,11 +1010,8 @@ std::size_t World::numLoopClosures() const {
 }
 
 std::vector<LoopClosure> World::getLoopClosures() const {
-  std::vector<LoopClosure> out;
-  for (std::uint32_t s = 0; s < m_impl->closures.size(); ++s)
-    if (m_impl->closures[s].alive)
-      out.push_back(LoopClosure(const_cast<World*>(this), s, m_impl->closures[s].generation));
-  return out;
+  return liveHandles(m_impl->closures,
+                     [this](std::uint32_t s, std::uint32_t g) { return LoopClosure(const_cast<World*>(this), s, g); });
 }
 
 void World::remove(const LoopClosure& closure) {
@@ -1060,9 +1078,8 @@ JointCoupler World::addJointCoupler(const std::string& name, const JointCouplerS
 }
 
 std::optional<JointCoupler> World::getJointCoupler(const std::string& name) const {
-  const auto it = m_impl->couplerNames.find(name);
-  if (it == m_impl->couplerNames.end()) return std::nullopt;
-  return JointCoupler(const_cast<World*>(this), it->second, m_impl->couplers[it->second].generation);
+  return findHandle(m_impl->couplerNames, m_impl->couplers, name,
+                    [this](std::uint32_t s, std::uint32_t g) { return JointCoupler(const_cast<World*>(this), s, g); });
 }
 
 bool World::hasJointCoupler(const std::string& name) const {
@@ -1074,11 +1091,8 @@ std::size_t World::numJointCouplers() const {
 }
 
 std::vector<JointCoupler> World::getJointCouplers() const {
-  std::vector<JointCoupler> out;
-  for (std::uint32_t s = 0; s < m_impl->couplers.size(); ++s)
-    if (m_impl->couplers[s].alive)
-      out.push_back(JointCoupler(const_cast<World*>(this), s, m_impl->couplers[s].generation));
-  return out;
+  return liveHandles(m_impl->couplers,
+                     [this](std::uint32_t s, std::uint32_t g) { return JointCoupler(const_cast<World*>(this), s, g); });
 }
 
 void World::remove(const JointCoupler& coupler) {
