@@ -36,6 +36,42 @@ class TestBuiltinScenes : public QObject {
     }
   }
 
+  // Closed-chain scenes start assembled, stay closed, and (RK4, no damping)
+  // keep their energy to 1e-4 of the largest kinetic energy over 2 s.
+  void closedChainScenesStayClosed_data() {
+    QTest::addColumn<QString>("scene");
+    for (const char* name : {"four-bar", "slider-crank", "gear-pair"}) QTest::newRow(name) << QString(name);
+  }
+
+  void closedChainScenesStayClosed() {
+    QFETCH(QString, scene);
+    World world;
+    scenes::buildScene(world, scene.toStdString());
+    QVERIFY(world.numLoopClosures() + world.numJointCouplers() > 0);
+    auto largestResidual = [&world] {
+      double r = 0.0;
+      for (const auto& c : world.getLoopClosures()) r = std::max(r, c.computeResidual().norm);
+      for (const auto& c : world.getJointCouplers()) r = std::max(r, std::abs(c.computeResidual().residual));
+      return r;
+    };
+    QVERIFY2(largestResidual() <= 1e-10, qPrintable(QString("initial residual %1").arg(largestResidual())));
+    const double e0 = world.computeKineticEnergy() + world.computePotentialEnergy();
+    double maxKinetic = 0.0;
+    double maxError = 0.0;
+    double maxResidual = 0.0;
+    for (int i = 0; i < 2000; ++i) {
+      world.step();
+      const double kinetic = world.computeKineticEnergy();
+      maxKinetic = std::max(maxKinetic, kinetic);
+      maxError = std::max(maxError, std::abs(kinetic + world.computePotentialEnergy() - e0));
+      maxResidual = std::max(maxResidual, largestResidual());
+    }
+    QVERIFY2(maxKinetic > 0.01, qPrintable(QString("the mechanism hardly moved (%1 J)").arg(maxKinetic)));
+    QVERIFY2(maxResidual <= 1e-9, qPrintable(QString("largest residual %1").arg(maxResidual)));
+    QVERIFY2(maxError <= 1e-4 * maxKinetic,
+             qPrintable(QString("energy error %1 J, largest kinetic energy %2 J").arg(maxError).arg(maxKinetic)));
+  }
+
   void springMassLosesEnergyToItsDamper() {
     World world;
     scenes::buildScene(world, "spring-mass");
