@@ -429,25 +429,38 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
   ws.points.clear();
   ws.pointNormalRow.clear();
   ws.pointFirstFriction.clear();
-  bool any = false;
+  // The trees the solved closures touch (their kinematics is differenced).
+  auto& trees = projection.owners;
+  trees.clear();
+  auto addTree = [&](int body) {
+    if (body < 0) return;
+    const int o = model.body_owner[static_cast<std::size_t>(body)];
+    if (std::find(trees.begin(), trees.end(), o) == trees.end()) trees.push_back(o);
+  };
   for (auto& c : closures) {
     if (!c.alive || !solvedInStep(c.policy)) continue;
-    any = true;
+    addTree(anchorOf(c.frameA).body);
+    addTree(anchorOf(c.frameB).body);
     closureRows(c, c.rowsAtStep.data());
     c.originA = endpointPose(c, false);
   }
-  if (any) {
+  if (!trees.empty()) {
     const double eps = 1e-4 / std::max(1.0, v.lpNorm<Eigen::Infinity>());
     for (int side = 0; side < 2; ++side) {
       const double sign = side == 0 ? 1.0 : -1.0;
-      for (int i = 0; i < model.nbody; ++i) {
-        const auto b = static_cast<std::size_t>(i);
-        if (model.jnt_nv[b] == 0) continue;
-        jointIntegrate(model.jnt_type[b], q.data() + model.jnt_qadr[b], v.data() + model.jnt_vadr[b], sign * eps,
-                       data.qdotk.data() + model.jnt_qadr[b]);
-      }
       // (qdotk is free here: the stage's q̇ is computed after this call)
-      forwardKinematicsPositions(model, data.qdotk, data);
+      for (const int o : trees) {
+        const auto oo = static_cast<std::size_t>(o);
+        const int b0 = model.owner_bodyadr[oo];
+        const int b1 = b0 + model.owner_nbody[oo];
+        for (int i = b0; i < b1; ++i) {
+          const auto b = static_cast<std::size_t>(i);
+          if (model.jnt_nv[b] == 0) continue;
+          jointIntegrate(model.jnt_type[b], q.data() + model.jnt_qadr[b], v.data() + model.jnt_vadr[b], sign * eps,
+                         data.qdotk.data() + model.jnt_qadr[b]);
+        }
+        forwardKinematicsPositions(model, data.qdotk, data, b0, b1);
+      }
       for (auto& c : closures) {
         if (!c.alive || !solvedInStep(c.policy)) continue;
         std::array<ClosureRow, 6> rows;
