@@ -327,6 +327,28 @@ void World::clearCollisionSetting(const Frame& a, const Frame& b) {
   w.collisionValid = false;
 }
 
+std::vector<World::CollisionSetting> World::getCollisionSettings() const {
+  auto& w = *m_impl;
+  std::vector<CollisionSetting> out;
+  auto frameOf = [&](const detail::BodyKey& k, Frame& f) {
+    const auto kind = static_cast<FrameKind>(std::get<0>(k));
+    if (kind == FrameKind::World) {
+      f = Frame::World();
+      return true;
+    }
+    const detail::FrameRef r{kind, std::get<1>(k), std::get<2>(k)};
+    if (!w.frameAlive(r)) return false;
+    f = makeFrameHandle(const_cast<World*>(this), r.kind, r.index, r.generation);
+    return true;
+  };
+  for (const auto& [key, enabled] : w.collisionSettings) {
+    CollisionSetting s;
+    s.enabled = enabled;
+    if (frameOf(key.first, s.a) && frameOf(key.second, s.b)) out.push_back(s);
+  }
+  return out;
+}
+
 bool World::isCollisionEnabled(const Frame& a, const Frame& b) const {
   auto& w = *m_impl;
   w.checkFrame(a);

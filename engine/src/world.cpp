@@ -238,6 +238,17 @@ std::size_t World::numFrames() const {
   return n;
 }
 
+std::vector<Frame> World::getFrames() const {
+  std::vector<Frame> out;
+  for (std::uint32_t s = 0; s < m_impl->frames.size(); ++s) {
+    const auto& f = m_impl->frames[s];
+    if (!f.alive) continue;
+    out.push_back(
+        Frame(const_cast<World*>(this), f.isFree ? FrameKind::FreeFrame : FrameKind::FixedFrame, s, f.generation));
+  }
+  return out;
+}
+
 // ---- removal ---------------------------------------------------------------
 
 void World::remove(const RigidBody& body) {

@@ -100,6 +100,9 @@ class World {
   bool hasFrame(const std::string& name) const;
   /// Number of user frames (free and fixed).
   std::size_t numFrames() const;
+  /// User frames (free and fixed) in creation order; a frame's parent is
+  /// always created before it.
+  std::vector<Frame> getFrames() const;
 
   // ---- shapes and collision ---------------------------------------------
   /// Attaches a collision shape to a link, a rigid body, or the world frame
@@ -130,6 +133,13 @@ class World {
   void setCollisionEnabled(const Frame& a, const Frame& b, bool enabled);
   /// Forgets an explicit setting, returning the pair to the default rules.
   void clearCollisionSetting(const Frame& a, const Frame& b);
+  /// An explicit per-pair setting (see setCollisionEnabled).
+  struct CollisionSetting {
+    Frame a, b;
+    bool enabled = true;
+  };
+  /// The explicit settings whose two bodies still exist, in a stable order.
+  std::vector<CollisionSetting> getCollisionSettings() const;
   /// Whether shapes of `a` and `b` may collide under the rules above.
   bool isCollisionEnabled(const Frame& a, const Frame& b) const;
 

@@ -1,0 +1,495 @@
+// Reads the native scene format (see scene_file.hpp, docs/scene-format.md).
+#include "scene_common.hpp"
+
+#include <articula/io/scene_file.hpp>
+
+#include <tinyxml2.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace articula::io {
+
+ImportError::ImportError(std::string file, int line, const std::string& problem)
+    : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + problem),
+      m_file(std::move(file)),
+      m_line(line) {}
+
+namespace {
+
+using tinyxml2::XMLElement;
+
+class Reader {
+ public:
+  Reader(World& world, std::string source) : m_world(world), m_source(std::move(source)) {}
+
+  void run(const std::string& text) {
+    tinyxml2::XMLDocument doc;
+    if (doc.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
+      throw ImportError(m_source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
+    }
+    const XMLElement* root = doc.RootElement();
+    if (root == nullptr || std::string(root->Name()) != "articula") {
+      throw ImportError(m_source, root ? root->GetLineNum() : 0, "expected the root element <articula version=\"1\">");
+    }
+    const int version = integer(root, "version");
+    if (version > kSceneFormatVersion) {
+      throw ImportError(m_source, root->GetLineNum(),
+                        "the scene has format version " + std::to_string(version) +
+                            "; this build reads versions up to " + std::to_string(kSceneFormatVersion) +
+                            " (it was written by a newer Articula)");
+    }
+    if (version < 1) throw ImportError(m_source, root->GetLineNum(), "format version must be at least 1");
+    for (const XMLElement* e = root->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+      const std::string name = e->Name();
+      try {
+        if (name == "options") {
+          readOptions(e);
+        } else if (name == "rigid_body") {
+          readRigidBody(e);
+        } else if (name == "multibody") {
+          readMultibody(e);
+        } else if (name == "frame") {
+          readFrame(e);
+        } else if (name == "shape") {
+          readShape(e);
+        } else if (name == "collision_setting") {
+          m_world.setCollisionEnabled(frame(e, "a"), frame(e, "b"), boolean(e, "enabled"));
+        } else if (name == "loop_closure") {
+          readClosure(e);
+        } else if (name == "joint_coupler") {
+          readCoupler(e);
+        } else {
+          fail(e, "unknown element <" + name + ">");
+        }
+      } catch (const ImportError&) {
+        throw;
+      } catch (const Error& err) {
+        fail(e, err.what());
+      }
+    }
+    applyState();
+  }
+
+ private:
+  [[noreturn]] void fail(const XMLElement* e, const std::string& problem) const {
+    throw ImportError(m_source, e ? e->GetLineNum() : 0, problem);
+  }
+
+  const char* text(const XMLElement* e, const char* attr) const {
+    const char* value = e->Attribute(attr);
+    if (value == nullptr) fail(e, std::string("<") + e->Name() + "> needs the attribute '" + attr + "'");
+    return value;
+  }
+
+  std::string optionalText(const XMLElement* e, const char* attr) const {
+    const char* value = e->Attribute(attr);
+    return value ? value : "";
+  }
+
+  std::vector<double> numbers(const XMLElement* e, const char* attr, int expected = -1, bool required = true) const {
+    std::vector<double> out;
+    const char* value = e->Attribute(attr);
+    if (value == nullptr) {
+      if (required) fail(e, std::string("<") + e->Name() + "> needs the attribute '" + attr + "'");
+      return out;
+    }
+    const char* p = value;
+    while (*p != '\0') {
+      while (*p == ' ' || *p == '\t' || *p == '\n') ++p;
+      if (*p == '\0') break;
+      char* end = nullptr;
+      errno = 0;
+      const double x = std::strtod(p, &end);
+      if (end == p || std::isnan(x)) {
+        fail(e, std::string("attribute '") + attr + "' = \"" + value + "\": expected numbers");
+      }
+      out.push_back(x);
+      p = end;
+    }
+    if (expected >= 0 && static_cast<int>(out.size()) != expected) {
+      fail(e, std::string("attribute '") + attr + "' = \"" + value + "\": expected " + std::to_string(expected) +
+                  " numbers, found " + std::to_string(out.size()));
+    }
+    return out;
+  }
+
+  double number(const XMLElement* e, const char* attr) const { return numbers(e, attr, 1)[0]; }
+
+  int integer(const XMLElement* e, const char* attr) const {
+    int value = 0;
+    if (e->QueryIntAttribute(attr, &value) != tinyxml2::XML_SUCCESS) {
+      fail(e, std::string("attribute '") + attr + "' must be an integer");
+    }
+    return value;
+  }
+
+  bool boolean(const XMLElement* e, const char* attr) const {
+    bool value = false;
+    if (e->QueryBoolAttribute(attr, &value) != tinyxml2::XML_SUCCESS) {
+      fail(e, std::string("attribute '") + attr + "' must be true or false");
+    }
+    return value;
+  }
+
+  Vector3d vector3(const XMLElement* e, const char* attr) const {
+    const auto v = numbers(e, attr, 3);
+    return {v[0], v[1], v[2]};
+  }
+
+  VectorXd vectorX(const XMLElement* e, const char* attr) const {
+    const auto v = numbers(e, attr, -1, false);
+    return Eigen::Map<const VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+  }
+
+  Matrix3d matrix3(const XMLElement* e, const char* attr) const {
+    const auto v = numbers(e, attr, 9);
+    Matrix3d R;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) R(r, c) = v[static_cast<std::size_t>(3 * r + c)];
+    return R;
+  }
+
+  const XMLElement* required(const XMLElement* e, const char* name) const {
+    const XMLElement* c = e->FirstChildElement(name);
+    if (c == nullptr) fail(e, std::string("<") + e->Name() + "> needs a <" + name + "> element");
+    return c;
+  }
+
+  Isometry3d pose(const XMLElement* parent, const char* name) const {
+    const XMLElement* e = required(parent, name);
+    Isometry3d X = Isometry3d::Identity();
+    X.translation() = vector3(e, "translation");
+    X.linear() = matrix3(e, "rotation");
+    return X;
+  }
+
+  Inertia inertia(const XMLElement* parent) const {
+    const XMLElement* e = required(parent, "inertia");
+    Inertia in;
+    in.mass = number(e, "mass");
+    in.com = vector3(e, "com");
+    in.rotational = matrix3(e, "rotational");
+    return in;
+  }
+
+  Frame frame(const XMLElement* e, const char* attr) const {
+    const std::string name = text(e, attr);
+    if (name == "world") return Frame::World();
+    const auto f = m_world.getFrame(name);
+    if (!f)
+      fail(e, "attribute '" + std::string(attr) + "': no frame named '" + name + "' (defined earlier in the file)");
+    return *f;
+  }
+
+  void readOptions(const XMLElement* e) {
+    WorldOptions o = m_world.getOptions();
+    o.gravity = vector3(e, "gravity");
+    o.timeStep = number(e, "time_step");
+    const std::string integrator = text(e, "integrator");
+    if (integrator == "rk4") {
+      o.integrator = Integrator::RungeKutta4;
+    } else if (integrator == "semi-implicit-euler") {
+      o.integrator = Integrator::SemiImplicitEuler;
+    } else {
+      fail(e, "unknown integrator '" + integrator + "' (expected semi-implicit-euler or rk4)");
+    }
+    if (const XMLElement* s = e->FirstChildElement("solver")) {
+      ConstraintSolverOptions& so = o.solver;
+      so.method = text(s, "method");
+      so.maxIterations = integer(s, "max_iterations");
+      so.tolerance = number(s, "tolerance");
+      so.warmStart = boolean(s, "warm_start");
+      so.frictionDirections = integer(s, "friction_directions");
+      so.restitutionThreshold = number(s, "restitution_threshold");
+      const std::string ec = text(s, "error_correction");
+      if (ec == "split-impulse") {
+        so.errorCorrection = ErrorCorrection::SplitImpulse;
+      } else if (ec == "baumgarte") {
+        so.errorCorrection = ErrorCorrection::Baumgarte;
+      } else {
+        fail(s, "unknown error_correction '" + ec + "' (expected baumgarte or split-impulse)");
+      }
+      so.errorReduction = number(s, "error_reduction");
+      so.allowedPenetration = number(s, "allowed_penetration");
+      so.maxCorrectionVelocity = number(s, "max_correction_velocity");
+      so.constraintForceMixing = number(s, "constraint_force_mixing");
+      so.limitErrorReduction = number(s, "limit_error_reduction");
+    }
+    m_world.setOptions(o);
+  }
+
+  void rememberState(const XMLElement* parent, const std::string& owner, const std::string& joint) {
+    const XMLElement* s = parent->FirstChildElement("state");
+    if (s == nullptr) return;
+    m_states.push_back({owner, joint, vectorX(s, "q"), vectorX(s, "v"), vectorX(s, "tau"), s->GetLineNum()});
+  }
+
+  void readRigidBody(const XMLElement* e) {
+    RigidBodyOptions o;
+    o.inertia = inertia(e);
+    const RigidBody body = m_world.addRigidBody(text(e, "name"), o);
+    rememberState(e, body.name(), "");
+  }
+
+  JointSpec jointSpec(const XMLElement* e) const {
+    JointSpec js;
+    js.name = text(e, "name");
+    const std::string type = text(e, "type");
+    bool known = false;
+    for (const auto t :
+         {JointType::Weld, JointType::Revolute, JointType::Prismatic, JointType::Screw, JointType::Universal,
+          JointType::Ball, JointType::Euler, JointType::Planar, JointType::Translational, JointType::Free}) {
+      if (toString(t) == type) {
+        js.type = t;
+        known = true;
+      }
+    }
+    if (!known) fail(e, "unknown joint type '" + type + "'");
+    js.axis = vector3(e, "axis");
+    js.axis2 = vector3(e, "axis2");
+    const std::string order = text(e, "euler_order");
+    known = false;
+    for (const auto o : {EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ, EulerOrder::XZY, EulerOrder::YXZ,
+                         EulerOrder::YZX, EulerOrder::ZXY}) {
+      if (order == eulerOrderName(o)) {
+        js.eulerOrder = o;
+        known = true;
+      }
+    }
+    if (!known) fail(e, "unknown euler_order '" + order + "'");
+    js.pitch = number(e, "pitch");
+    js.positionLowerLimits = vectorX(e, "lower");
+    js.positionUpperLimits = vectorX(e, "upper");
+    js.velocityLimits = vectorX(e, "velocity_limit");
+    js.effortLimits = vectorX(e, "effort_limit");
+    js.restPositions = vectorX(e, "rest");
+    js.springStiffness = vectorX(e, "stiffness");
+    js.damping = vectorX(e, "damping");
+    js.armature = vectorX(e, "armature");
+    js.coulombFriction = vectorX(e, "friction");
+    js.parentOffset = pose(e, "parent_offset");
+    js.childOffset = pose(e, "child_offset");
+    return js;
+  }
+
+  void readMultibody(const XMLElement* e) {
+    Multibody mb = m_world.addMultibody(text(e, "name"));
+    if (e->Attribute("self_collision") != nullptr) mb.setSelfCollision(boolean(e, "self_collision"));
+    std::map<std::string, Link> links;
+    for (const XMLElement* l = e->FirstChildElement(); l != nullptr; l = l->NextSiblingElement()) {
+      if (std::string(l->Name()) != "link") fail(l, "unknown element <" + std::string(l->Name()) + "> in <multibody>");
+      try {
+        LinkOptions lo;
+        lo.name = text(l, "name");
+        lo.inertia = inertia(l);
+        const JointSpec js = jointSpec(required(l, "joint"));
+        const std::string parent = optionalText(l, "parent");
+        Link link;
+        if (parent.empty()) {
+          link = mb.addLink(lo, js);
+        } else {
+          const auto it = links.find(parent);
+          if (it == links.end()) fail(l, "parent link '" + parent + "' is not defined before this link");
+          link = mb.addLink(lo, it->second, js);
+        }
+        links[lo.name] = link;
+        rememberState(l, mb.name(), js.name);
+      } catch (const ImportError&) {
+        throw;
+      } catch (const Error& err) {
+        fail(l, err.what());
+      }
+    }
+  }
+
+  void readFrame(const XMLElement* e) {
+    const std::string kind = text(e, "kind");
+    const Frame parent = frame(e, "parent");
+    const Isometry3d X = pose(e, "pose");
+    if (kind == "free") {
+      FreeFrame f = m_world.addFreeFrame(text(e, "name"), parent, X);
+      const auto v = numbers(e, "velocity", 6, false);
+      const auto a = numbers(e, "acceleration", 6, false);
+      if (!v.empty()) f.setRelativeSpatialVelocity(Eigen::Map<const Vector6d>(v.data()));
+      if (!a.empty()) f.setRelativeSpatialAcceleration(Eigen::Map<const Vector6d>(a.data()));
+    } else if (kind == "fixed") {
+      m_world.addFixedFrame(text(e, "name"), parent, X);
+    } else {
+      fail(e, "unknown frame kind '" + kind + "' (expected free or fixed)");
+    }
+  }
+
+  Geometry geometry(const XMLElement* parent) const {
+    const XMLElement* e = required(parent, "geometry");
+    const std::string type = text(e, "type");
+    Geometry g;
+    if (type == "box") return Geometry::box(vector3(e, "size"));
+    if (type == "ellipsoid") return Geometry::ellipsoid(vector3(e, "size"));
+    if (type == "sphere") return Geometry::sphere(number(e, "radius"));
+    if (type == "capsule") return Geometry::capsule(number(e, "radius"), number(e, "length"));
+    if (type == "cylinder") return Geometry::cylinder(number(e, "radius"), number(e, "length"));
+    if (type == "plane") return Geometry::plane();
+    if (type == "convex_mesh" || type == "triangle_mesh") {
+      const auto v = numbers(e, "vertices");
+      if (v.size() % 3 != 0) fail(e, "attribute 'vertices': expected x y z triples");
+      std::vector<Vector3d> vertices;
+      for (std::size_t i = 0; i < v.size(); i += 3) vertices.emplace_back(v[i], v[i + 1], v[i + 2]);
+      if (type == "convex_mesh") return Geometry::convexMesh(std::move(vertices));
+      const auto t = numbers(e, "triangles");
+      if (t.size() % 3 != 0) fail(e, "attribute 'triangles': expected index triples");
+      std::vector<std::array<int, 3>> triangles;
+      for (std::size_t i = 0; i < t.size(); i += 3)
+        triangles.push_back({static_cast<int>(t[i]), static_cast<int>(t[i + 1]), static_cast<int>(t[i + 2])});
+      return Geometry::triangleMesh(std::move(vertices), std::move(triangles));
+    }
+    fail(e, "unknown geometry type '" + type + "'");
+  }
+
+  void readShape(const XMLElement* e) {
+    const std::string kind = text(e, "kind");
+    const Frame owner = frame(e, "owner");
+    if (kind == "collision") {
+      CollisionShapeOptions o;
+      o.name = text(e, "name");
+      o.geometry = geometry(e);
+      o.pose = pose(e, "pose");
+      const XMLElement* m = required(e, "material");
+      o.material.friction = number(m, "friction");
+      o.material.restitution = number(m, "restitution");
+      o.collidable = boolean(e, "collidable");
+      m_world.addCollisionShape(owner, o);
+    } else if (kind == "visual") {
+      VisualShapeOptions o;
+      o.name = text(e, "name");
+      o.geometry = geometry(e);
+      o.pose = pose(e, "pose");
+      const auto c = numbers(e, "color", 4);
+      o.color = Vector4d(c[0], c[1], c[2], c[3]);
+      m_world.addVisualShape(owner, o);
+    } else {
+      fail(e, "unknown shape kind '" + kind + "' (expected collision or visual)");
+    }
+  }
+
+  LoopClosureRuntimePolicy policy(const XMLElement* parent) const {
+    LoopClosureRuntimePolicy p;
+    const XMLElement* e = parent->FirstChildElement("policy");
+    if (e == nullptr) return p;
+    p.enabled = boolean(e, "enabled");
+    const std::string kin = text(e, "kinematics");
+    if (kin != "project" && kin != "residual-only") fail(e, "kinematics must be project or residual-only");
+    p.kinematics = kin == "project" ? ClosureKinematicsPolicy::Project : ClosureKinematicsPolicy::ResidualOnly;
+    const std::string dyn = text(e, "dynamics");
+    if (dyn != "solve" && dyn != "off") fail(e, "dynamics must be solve or off");
+    p.dynamics = dyn == "solve" ? ClosureDynamicsPolicy::Solve : ClosureDynamicsPolicy::Off;
+    const std::string stab = text(e, "stabilization");
+    if (stab != "baumgarte" && stab != "compliance") fail(e, "stabilization must be baumgarte or compliance");
+    p.stabilization = stab == "compliance" ? ClosureStabilization::Compliance : ClosureStabilization::Baumgarte;
+    p.errorReduction = number(e, "error_reduction");
+    p.stiffness = number(e, "stiffness");
+    p.damping = number(e, "damping");
+    p.projectAfterStep = boolean(e, "project_after_step");
+    p.tolerance = number(e, "tolerance");
+    p.maxIterations = integer(e, "max_iterations");
+    return p;
+  }
+
+  void readClosure(const XMLElement* e) {
+    LoopClosureSpec spec;
+    const std::string family = text(e, "family");
+    const auto f = loopClosureFamilyFromString(family);
+    if (!f) fail(e, "unknown loop-closure family '" + family + "'");
+    spec.family = *f;
+    spec.frameA = frame(e, "frame_a");
+    spec.frameB = frame(e, "frame_b");
+    if (spec.family == LoopClosureFamily::Distance) spec.length = number(e, "length");
+    spec.offsetA = pose(e, "offset_a");
+    spec.offsetB = pose(e, "offset_b");
+    LoopClosure c = m_world.addLoopClosure(text(e, "name"), spec);
+    c.setRuntimePolicy(policy(e));
+  }
+
+  Joint joint(const XMLElement* e, const char* attr) const {
+    const std::string full = text(e, attr);
+    const auto slash = full.find('/');
+    if (slash == std::string::npos) fail(e, "attribute '" + std::string(attr) + "' must be multibody/joint");
+    const auto mb = m_world.getMultibody(full.substr(0, slash));
+    const auto j = mb ? mb->getJoint(full.substr(slash + 1)) : std::nullopt;
+    if (!j) fail(e, "attribute '" + std::string(attr) + "': no joint '" + full + "'");
+    return *j;
+  }
+
+  void readCoupler(const XMLElement* e) {
+    JointCouplerSpec spec;
+    spec.leader = joint(e, "leader");
+    spec.follower = joint(e, "follower");
+    spec.ratio = number(e, "ratio");
+    spec.offset = number(e, "offset");
+    JointCoupler c = m_world.addJointCoupler(text(e, "name"), spec);
+    c.setRuntimePolicy(policy(e));
+  }
+
+  void applyState() {
+    if (m_states.empty()) return;
+    const StateSpace space = m_world.getStateSpace();
+    WorldState state = m_world.getState();
+    for (const auto& s : m_states) {
+      const auto seg = space.segment(s.owner, s.joint);
+      if (!seg) throw ImportError(m_source, s.line, "state of unknown joint '" + s.owner + "/" + s.joint + "'");
+      auto check = [&](const VectorXd& x, int n, const char* what) {
+        if (x.size() != n) {
+          throw ImportError(m_source, s.line,
+                            std::string("<state> ") + what + ": expected " + std::to_string(n) + " numbers, found " +
+                                std::to_string(x.size()));
+        }
+      };
+      check(s.q, seg->numPositions, "q");
+      check(s.v, seg->numDofs, "v");
+      check(s.tau, seg->numDofs, "tau");
+      state.positions.segment(seg->positionOffset, seg->numPositions) = s.q;
+      state.velocities.segment(seg->velocityOffset, seg->numDofs) = s.v;
+      state.forces.segment(seg->velocityOffset, seg->numDofs) = s.tau;
+    }
+    m_world.setState(state);
+  }
+
+  struct StateEntry {
+    std::string owner, joint;
+    VectorXd q, v, tau;
+    int line = 0;
+  };
+
+  World& m_world;
+  std::string m_source;
+  std::vector<StateEntry> m_states;
+};
+
+}  // namespace
+
+void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName) {
+  if (world.isSimulationMode() || world.numMultibodies() + world.numRigidBodies() + world.numFrames() > 0) {
+    throw LifecycleError("loadScene needs an empty World in design mode");
+  }
+  try {
+    Reader(world, sourceName).run(text);
+  } catch (...) {
+    world.clear();
+    throw;
+  }
+}
+
+void loadScene(World& world, const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  loadSceneFromString(world, text.str(), file.string());
+}
+
+}  // namespace articula::io

@@ -1,0 +1,280 @@
+// Writes the native scene format (see scene_file.hpp, docs/scene-format.md).
+#include "scene_common.hpp"
+
+#include <articula/io/scene_file.hpp>
+
+#include <tinyxml2.h>
+
+#include <fstream>
+
+namespace articula::io {
+
+namespace {
+
+using tinyxml2::XMLElement;
+
+class Writer {
+ public:
+  explicit Writer(const World& world) : m_world(const_cast<World&>(world)) {}
+
+  std::string run() {
+    doc.InsertEndChild(doc.NewDeclaration());
+    XMLElement* root = doc.NewElement("articula");
+    root->SetAttribute("version", kSceneFormatVersion);
+    doc.InsertEndChild(root);
+    writeOptions(root);
+    q = m_world.getPositions();
+    v = m_world.getVelocities();
+    tau = m_world.getState().forces;
+    space = m_world.getStateSpace();
+    for (const auto& body : m_world.getRigidBodies()) writeRigidBody(root, body);
+    for (const auto& mb : m_world.getMultibodies()) writeMultibody(root, mb);
+    for (const auto& f : m_world.getFrames()) writeFrame(root, f);
+    writeShapes(root, Frame::World());
+    for (const auto& body : m_world.getRigidBodies()) writeShapes(root, body);
+    for (const auto& mb : m_world.getMultibodies())
+      for (const auto& link : mb.getLinks()) writeShapes(root, link);
+    for (const auto& s : m_world.getCollisionSettings()) {
+      XMLElement* e = child(root, "collision_setting");
+      e->SetAttribute("a", frameName(s.a).c_str());
+      e->SetAttribute("b", frameName(s.b).c_str());
+      e->SetAttribute("enabled", s.enabled);
+    }
+    for (const auto& c : m_world.getLoopClosures()) writeClosure(root, c);
+    for (const auto& c : m_world.getJointCouplers()) writeCoupler(root, c);
+    tinyxml2::XMLPrinter printer;
+    doc.Print(&printer);
+    return printer.CStr();
+  }
+
+ private:
+  XMLElement* child(XMLElement* parent, const char* name) {
+    XMLElement* e = doc.NewElement(name);
+    parent->InsertEndChild(e);
+    return e;
+  }
+
+  void writeOptions(XMLElement* root) {
+    const WorldOptions& o = m_world.getOptions();
+    XMLElement* e = child(root, "options");
+    e->SetAttribute("gravity", formatNumbers(o.gravity).c_str());
+    e->SetAttribute("time_step", formatNumber(o.timeStep).c_str());
+    e->SetAttribute("integrator", integratorName(o.integrator));
+    const ConstraintSolverOptions& s = o.solver;
+    XMLElement* solver = child(e, "solver");
+    solver->SetAttribute("method", s.method.c_str());
+    solver->SetAttribute("max_iterations", s.maxIterations);
+    solver->SetAttribute("tolerance", formatNumber(s.tolerance).c_str());
+    solver->SetAttribute("warm_start", s.warmStart);
+    solver->SetAttribute("friction_directions", s.frictionDirections);
+    solver->SetAttribute("restitution_threshold", formatNumber(s.restitutionThreshold).c_str());
+    solver->SetAttribute("error_correction", errorCorrectionName(s.errorCorrection));
+    solver->SetAttribute("error_reduction", formatNumber(s.errorReduction).c_str());
+    solver->SetAttribute("allowed_penetration", formatNumber(s.allowedPenetration).c_str());
+    solver->SetAttribute("max_correction_velocity", formatNumber(s.maxCorrectionVelocity).c_str());
+    solver->SetAttribute("constraint_force_mixing", formatNumber(s.constraintForceMixing).c_str());
+    solver->SetAttribute("limit_error_reduction", formatNumber(s.limitErrorReduction).c_str());
+  }
+
+  void writePose(XMLElement* parent, const char* name, const Isometry3d& X) {
+    XMLElement* e = child(parent, name);
+    e->SetAttribute("translation", formatNumbers(X.translation()).c_str());
+    e->SetAttribute("rotation", formatRotation(X.linear()).c_str());
+  }
+
+  void writeInertia(XMLElement* parent, const Inertia& in) {
+    XMLElement* e = child(parent, "inertia");
+    e->SetAttribute("mass", formatNumber(in.mass).c_str());
+    e->SetAttribute("com", formatNumbers(in.com).c_str());
+    e->SetAttribute("rotational", formatRotation(in.rotational).c_str());
+  }
+
+  void writeState(XMLElement* parent, const std::string& owner, const std::string& joint) {
+    const auto seg = space.segment(owner, joint);
+    if (!seg || (seg->numPositions == 0 && seg->numDofs == 0)) return;
+    XMLElement* e = child(parent, "state");
+    e->SetAttribute("q", formatNumbers(q.segment(seg->positionOffset, seg->numPositions)).c_str());
+    e->SetAttribute("v", formatNumbers(v.segment(seg->velocityOffset, seg->numDofs)).c_str());
+    e->SetAttribute("tau", formatNumbers(tau.segment(seg->velocityOffset, seg->numDofs)).c_str());
+  }
+
+  void writeRigidBody(XMLElement* root, const RigidBody& body) {
+    XMLElement* e = child(root, "rigid_body");
+    e->SetAttribute("name", body.name().c_str());
+    writeInertia(e, body.getInertia());
+    writeState(e, body.name(), "");
+  }
+
+  void writeMultibody(XMLElement* root, const Multibody& mb) {
+    XMLElement* e = child(root, "multibody");
+    e->SetAttribute("name", mb.name().c_str());
+    e->SetAttribute("self_collision", mb.getSelfCollision());
+    for (const Link& link : mb.getLinks()) {
+      XMLElement* l = child(e, "link");
+      l->SetAttribute("name", leafName(link.name()).c_str());
+      const auto parent = link.getParentLink();
+      if (parent) l->SetAttribute("parent", leafName(parent->name()).c_str());
+      writeInertia(l, link.getInertia());
+      const Joint joint = link.getParentJoint();
+      writeJoint(l, joint.getSpec());
+      writeState(l, mb.name(), joint.name());
+    }
+  }
+
+  void writeJoint(XMLElement* parent, const JointSpec& js) {
+    XMLElement* e = child(parent, "joint");
+    e->SetAttribute("name", js.name.c_str());
+    e->SetAttribute("type", std::string(toString(js.type)).c_str());
+    e->SetAttribute("axis", formatNumbers(js.axis).c_str());
+    e->SetAttribute("axis2", formatNumbers(js.axis2).c_str());
+    e->SetAttribute("euler_order", eulerOrderName(js.eulerOrder));
+    e->SetAttribute("pitch", formatNumber(js.pitch).c_str());
+    auto vector = [&](const char* name, const VectorXd& values) {
+      if (values.size() > 0) e->SetAttribute(name, formatNumbers(values).c_str());
+    };
+    vector("lower", js.positionLowerLimits);
+    vector("upper", js.positionUpperLimits);
+    vector("velocity_limit", js.velocityLimits);
+    vector("effort_limit", js.effortLimits);
+    vector("rest", js.restPositions);
+    vector("stiffness", js.springStiffness);
+    vector("damping", js.damping);
+    vector("armature", js.armature);
+    vector("friction", js.coulombFriction);
+    writePose(e, "parent_offset", js.parentOffset);
+    writePose(e, "child_offset", js.childOffset);
+  }
+
+  void writeFrame(XMLElement* root, const Frame& f) {
+    XMLElement* e = child(root, "frame");
+    e->SetAttribute("name", f.name().c_str());
+    const bool isFree = f.kind() == FrameKind::FreeFrame;
+    e->SetAttribute("kind", isFree ? "free" : "fixed");
+    e->SetAttribute("parent", frameName(f.getParentFrame()).c_str());
+    if (isFree) {
+      const FreeFrame ff = *m_world.getFreeFrame(f.name());
+      writePose(e, "pose", ff.getRelativeTransform());
+      e->SetAttribute("velocity", formatNumbers(ff.getRelativeSpatialVelocity()).c_str());
+      e->SetAttribute("acceleration", formatNumbers(ff.getRelativeSpatialAcceleration()).c_str());
+    } else {
+      writePose(e, "pose", m_world.getFixedFrame(f.name())->getRelativeTransform());
+    }
+  }
+
+  void writeShapes(XMLElement* root, const Frame& owner) {
+    for (const Shape& s : m_world.getCollisionShapes(owner)) writeShape(root, s);
+    for (const Shape& s : m_world.getVisualShapes(owner)) writeShape(root, s);
+  }
+
+  void writeShape(XMLElement* root, const Shape& s) {
+    XMLElement* e = child(root, "shape");
+    e->SetAttribute("name", s.name().c_str());
+    e->SetAttribute("kind", s.isCollision() ? "collision" : "visual");
+    e->SetAttribute("owner", frameName(s.getOwner()).c_str());
+    const Geometry& g = s.getGeometry();
+    XMLElement* ge = child(e, "geometry");
+    ge->SetAttribute("type", std::string(toString(g.type)).c_str());
+    switch (g.type) {
+      case GeometryType::Box:
+      case GeometryType::Ellipsoid:
+        ge->SetAttribute("size", formatNumbers(g.size).c_str());
+        break;
+      case GeometryType::Sphere:
+        ge->SetAttribute("radius", formatNumber(g.radius).c_str());
+        break;
+      case GeometryType::Capsule:
+      case GeometryType::Cylinder:
+        ge->SetAttribute("radius", formatNumber(g.radius).c_str());
+        ge->SetAttribute("length", formatNumber(g.length).c_str());
+        break;
+      case GeometryType::Plane:
+        break;
+      case GeometryType::ConvexMesh:
+      case GeometryType::TriangleMesh: {
+        std::string vertices;
+        for (const auto& p : g.vertices) vertices += (vertices.empty() ? "" : " ") + formatNumbers(p);
+        ge->SetAttribute("vertices", vertices.c_str());
+        if (g.type == GeometryType::TriangleMesh) {
+          std::string triangles;
+          for (const auto& t : g.triangles) {
+            for (const int i : t) triangles += (triangles.empty() ? "" : " ") + std::to_string(i);
+          }
+          ge->SetAttribute("triangles", triangles.c_str());
+        }
+        break;
+      }
+    }
+    writePose(e, "pose", s.getLocalPose());
+    if (s.isCollision()) {
+      const Material m = s.getMaterial();
+      XMLElement* me = child(e, "material");
+      me->SetAttribute("friction", formatNumber(m.friction).c_str());
+      me->SetAttribute("restitution", formatNumber(m.restitution).c_str());
+      e->SetAttribute("collidable", s.isCollidable());
+    } else {
+      e->SetAttribute("color", formatNumbers(s.getColor()).c_str());
+    }
+  }
+
+  void writePolicy(XMLElement* parent, const LoopClosureRuntimePolicy& p) {
+    XMLElement* e = child(parent, "policy");
+    e->SetAttribute("enabled", p.enabled);
+    e->SetAttribute("kinematics", p.kinematics == ClosureKinematicsPolicy::Project ? "project" : "residual-only");
+    e->SetAttribute("dynamics", p.dynamics == ClosureDynamicsPolicy::Solve ? "solve" : "off");
+    e->SetAttribute("stabilization", p.stabilization == ClosureStabilization::Compliance ? "compliance" : "baumgarte");
+    e->SetAttribute("error_reduction", formatNumber(p.errorReduction).c_str());
+    e->SetAttribute("stiffness", formatNumber(p.stiffness).c_str());
+    e->SetAttribute("damping", formatNumber(p.damping).c_str());
+    e->SetAttribute("project_after_step", p.projectAfterStep);
+    e->SetAttribute("tolerance", formatNumber(p.tolerance).c_str());
+    e->SetAttribute("max_iterations", p.maxIterations);
+  }
+
+  void writeClosure(XMLElement* root, const LoopClosure& c) {
+    const LoopClosureSpec spec = c.getSpec();
+    XMLElement* e = child(root, "loop_closure");
+    e->SetAttribute("name", c.name().c_str());
+    e->SetAttribute("family", std::string(toString(spec.family)).c_str());
+    e->SetAttribute("frame_a", frameName(spec.frameA).c_str());
+    e->SetAttribute("frame_b", frameName(spec.frameB).c_str());
+    if (spec.family == LoopClosureFamily::Distance) e->SetAttribute("length", formatNumber(spec.length).c_str());
+    writePose(e, "offset_a", spec.offsetA);
+    writePose(e, "offset_b", spec.offsetB);
+    writePolicy(e, c.getRuntimePolicy());
+  }
+
+  void writeCoupler(XMLElement* root, const JointCoupler& c) {
+    const JointCouplerSpec spec = c.getSpec();
+    XMLElement* e = child(root, "joint_coupler");
+    e->SetAttribute("name", c.name().c_str());
+    e->SetAttribute("leader", (spec.leader.getMultibody().name() + "/" + spec.leader.name()).c_str());
+    e->SetAttribute("follower", (spec.follower.getMultibody().name() + "/" + spec.follower.name()).c_str());
+    e->SetAttribute("ratio", formatNumber(spec.ratio).c_str());
+    e->SetAttribute("offset", formatNumber(spec.offset).c_str());
+    writePolicy(e, c.getRuntimePolicy());
+  }
+
+  // "world", a rigid body, "multibody/link", or a user frame.
+  static std::string frameName(const Frame& f) { return f.isWorld() ? std::string("world") : f.name(); }
+
+  World& m_world;
+  tinyxml2::XMLDocument doc;
+  VectorXd q, v, tau;
+  StateSpace space;
+};
+
+}  // namespace
+
+std::string sceneToString(const World& world) {
+  return Writer(world).run();
+}
+
+void saveScene(const World& world, const std::filesystem::path& file) {
+  const std::string text = sceneToString(world);
+  std::ofstream out(file, std::ios::binary);
+  if (!out) throw ImportError(file.string(), 0, "cannot open the file for writing");
+  out << text;
+  if (!out) throw ImportError(file.string(), 0, "writing failed (disk full?)");
+}
+
+}  // namespace articula::io
