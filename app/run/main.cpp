@@ -1,9 +1,12 @@
 // articula-run: headless simulation runner.
 //
-//   articula-run [run] [--scene NAME] [--duration S | --steps N] [--dt H]
+//   articula-run [run] [FILE.articula] [--scene NAME] [--duration S | --steps N] [--dt H]
 //                [--integrator semi-implicit-euler|rk4] [--solver METHOD] [--csv FILE] [--every K]
+//   articula-run export SCENE|FILE.articula OUT.articula
 //   articula-run list
 #include "builtin_scenes.hpp"
+
+#include <articula/io/scene_file.hpp>
 
 #include <articula/articula.hpp>
 
@@ -23,6 +26,7 @@ namespace {
 
 struct RunOptions {
   std::string scene = "double-pendulum";
+  std::string file;  // a .articula scene (instead of --scene)
   std::optional<double> duration;
   std::optional<long> steps;
   std::optional<double> dt;
@@ -33,9 +37,11 @@ struct RunOptions {
 };
 
 void printUsage(std::ostream& os) {
-  os << "usage: articula-run [run] [options]\n"
+  os << "usage: articula-run [run] [FILE.articula] [options]\n"
+        "       articula-run export SCENE|FILE.articula OUT.articula\n"
         "       articula-run list\n\n"
-        "Runs a scene headless and prints a summary.\n\n"
+        "Runs a scene (a built-in one, or a .articula file) headless and prints a summary;\n"
+        "export writes a built-in scene (or a re-saved scene file) in the native format.\n\n"
         "options:\n"
         "  --scene NAME         scene to run (default double-pendulum; see 'articula-run list')\n"
         "  --duration SECONDS   simulated time (default 5)\n"
@@ -106,6 +112,8 @@ RunOptions parseRun(const std::vector<std::string>& args) {
     } else if (a == "--every") {
       o.every = parseLong(a, value());
       if (o.every < 1) usageError("--every must be ≥ 1");
+    } else if (!a.empty() && a[0] != '-' && o.file.empty()) {
+      o.file = a;
     } else {
       usageError("unknown option '" + a + "'");
     }
@@ -125,7 +133,11 @@ std::string integratorName(articula::Integrator i) {
 int run(const RunOptions& o) {
   using namespace articula;
   World world;
-  scenes::buildScene(world, o.scene);
+  if (o.file.empty()) {
+    scenes::buildScene(world, o.scene);
+  } else {
+    io::loadScene(world, o.file);
+  }
   WorldOptions wo = world.getOptions();
   if (o.dt) wo.timeStep = *o.dt;
   if (o.integrator) wo.integrator = *o.integrator;
@@ -197,7 +209,7 @@ int run(const RunOptions& o) {
   const double e1 = world.computeKineticEnergy() + world.computePotentialEnergy();
 
   std::printf("Articula headless run\n");
-  std::printf("  scene          %s\n", o.scene.c_str());
+  std::printf("  scene          %s\n", o.file.empty() ? o.scene.c_str() : o.file.c_str());
   std::printf("  objects        %s, %s, %d DoF (%d position coordinates)\n",
               counted(world.numMultibodies(), "multibody", "multibodies").c_str(),
               counted(world.numRigidBodies(), "rigid body", "rigid bodies").c_str(), world.numDofs(),
@@ -250,9 +262,25 @@ int main(int argc, char** argv) {
       std::printf("  %-16s %s\n", s.name.c_str(), s.description.c_str());
     return 0;
   }
-  if (!args.empty() && args[0] == "run") args.erase(args.begin());
   try {
+    if (!args.empty() && args[0] == "export") {
+      if (args.size() != 3) usageError("export needs SCENE|FILE.articula and OUT.articula");
+      articula::World world;
+      const std::string& in = args[1];
+      if (in.size() > 9 && in.substr(in.size() - 9) == ".articula") {
+        articula::io::loadScene(world, in);
+      } else {
+        articula::scenes::buildScene(world, in);
+      }
+      articula::io::saveScene(world, args[2]);
+      std::printf("wrote %s\n", args[2].c_str());
+      return 0;
+    }
+    if (!args.empty() && args[0] == "run") args.erase(args.begin());
     return run(parseRun(args));
+  } catch (const articula::io::ImportError& e) {
+    std::cerr << "articula-run: " << e.what() << "\n";
+    return 2;
   } catch (const articula::Error& e) {
     std::cerr << "articula-run: " << e.what() << "\n";
     return 1;

@@ -4,16 +4,16 @@
 
 #include <articula/io/scene_file.hpp>
 
-#include <cstdio>
+#include <charconv>
 #include <string>
 
 namespace articula::io {
 
-// 17 significant digits: parsing gives back the same double.
+// The shortest text that parses back to the same double ("0.1", "9.81").
 inline std::string formatNumber(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, result.ptr);
 }
 
 template <class Vec>

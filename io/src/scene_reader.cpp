@@ -252,8 +252,8 @@ class Reader {
     }
     if (!known) fail(e, "unknown joint type '" + type + "'");
     js.axis = vector3(e, "axis");
-    js.axis2 = vector3(e, "axis2");
-    const std::string order = text(e, "euler_order");
+    if (e->Attribute("axis2") != nullptr) js.axis2 = vector3(e, "axis2");
+    const std::string order = e->Attribute("euler_order") != nullptr ? text(e, "euler_order") : "xyz";
     known = false;
     for (const auto o : {EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ, EulerOrder::XZY, EulerOrder::YXZ,
                          EulerOrder::YZX, EulerOrder::ZXY}) {
@@ -263,7 +263,7 @@ class Reader {
       }
     }
     if (!known) fail(e, "unknown euler_order '" + order + "'");
-    js.pitch = number(e, "pitch");
+    if (e->Attribute("pitch") != nullptr) js.pitch = number(e, "pitch");
     js.positionLowerLimits = vectorX(e, "lower");
     js.positionUpperLimits = vectorX(e, "upper");
     js.velocityLimits = vectorX(e, "velocity_limit");

@@ -6,6 +6,7 @@
 #include <tinyxml2.h>
 
 #include <fstream>
+#include <limits>
 
 namespace articula::io {
 
@@ -126,21 +127,27 @@ class Writer {
     e->SetAttribute("name", js.name.c_str());
     e->SetAttribute("type", std::string(toString(js.type)).c_str());
     e->SetAttribute("axis", formatNumbers(js.axis).c_str());
-    e->SetAttribute("axis2", formatNumbers(js.axis2).c_str());
-    e->SetAttribute("euler_order", eulerOrderName(js.eulerOrder));
-    e->SetAttribute("pitch", formatNumber(js.pitch).c_str());
-    auto vector = [&](const char* name, const VectorXd& values) {
-      if (values.size() > 0) e->SetAttribute(name, formatNumbers(values).c_str());
+    if (js.type == JointType::Universal || js.type == JointType::Planar) {
+      e->SetAttribute("axis2", formatNumbers(js.axis2).c_str());
+    }
+    if (js.type == JointType::Euler) e->SetAttribute("euler_order", eulerOrderName(js.eulerOrder));
+    if (js.type == JointType::Screw) e->SetAttribute("pitch", formatNumber(js.pitch).c_str());
+    // Per-DoF vectors are written only when some entry differs from the default.
+    auto vector = [&](const char* name, const VectorXd& values, double fallback) {
+      if (values.size() > 0 && (values.array() != fallback).any()) {
+        e->SetAttribute(name, formatNumbers(values).c_str());
+      }
     };
-    vector("lower", js.positionLowerLimits);
-    vector("upper", js.positionUpperLimits);
-    vector("velocity_limit", js.velocityLimits);
-    vector("effort_limit", js.effortLimits);
-    vector("rest", js.restPositions);
-    vector("stiffness", js.springStiffness);
-    vector("damping", js.damping);
-    vector("armature", js.armature);
-    vector("friction", js.coulombFriction);
+    const double inf = std::numeric_limits<double>::infinity();
+    vector("lower", js.positionLowerLimits, -inf);
+    vector("upper", js.positionUpperLimits, inf);
+    vector("velocity_limit", js.velocityLimits, inf);
+    vector("effort_limit", js.effortLimits, inf);
+    vector("rest", js.restPositions, 0.0);
+    vector("stiffness", js.springStiffness, 0.0);
+    vector("damping", js.damping, 0.0);
+    vector("armature", js.armature, 0.0);
+    vector("friction", js.coulombFriction, 0.0);
     writePose(e, "parent_offset", js.parentOffset);
     writePose(e, "child_offset", js.childOffset);
   }
