@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace articula::io {
@@ -121,6 +123,18 @@ class Reader {
 
   double number(const XMLElement* e, const char* attr) const { return numbers(e, attr, 1)[0]; }
 
+  // The value of an attribute that names one of `options`.
+  template <class T>
+  T choose(const XMLElement* e, const char* attr, std::initializer_list<std::pair<const char*, T>> options) const {
+    const std::string value = text(e, attr);
+    std::string expected;
+    for (const auto& [name, result] : options) {
+      if (value == name) return result;
+      expected += (expected.empty() ? "" : " | ") + std::string(name);
+    }
+    fail(e, "attribute '" + std::string(attr) + "' = '" + value + "': expected " + expected);
+  }
+
   int integer(const XMLElement* e, const char* attr) const {
     int value = 0;
     if (e->QueryIntAttribute(attr, &value) != tinyxml2::XML_SUCCESS) {
@@ -191,14 +205,8 @@ class Reader {
     WorldOptions o = m_world.getOptions();
     o.gravity = vector3(e, "gravity");
     o.timeStep = number(e, "time_step");
-    const std::string integrator = text(e, "integrator");
-    if (integrator == "rk4") {
-      o.integrator = Integrator::RungeKutta4;
-    } else if (integrator == "semi-implicit-euler") {
-      o.integrator = Integrator::SemiImplicitEuler;
-    } else {
-      fail(e, "unknown integrator '" + integrator + "' (expected semi-implicit-euler or rk4)");
-    }
+    o.integrator = choose<Integrator>(
+        e, "integrator", {{"semi-implicit-euler", Integrator::SemiImplicitEuler}, {"rk4", Integrator::RungeKutta4}});
     if (const XMLElement* s = e->FirstChildElement("solver")) {
       ConstraintSolverOptions& so = o.solver;
       so.method = text(s, "method");
@@ -207,14 +215,9 @@ class Reader {
       so.warmStart = boolean(s, "warm_start");
       so.frictionDirections = integer(s, "friction_directions");
       so.restitutionThreshold = number(s, "restitution_threshold");
-      const std::string ec = text(s, "error_correction");
-      if (ec == "split-impulse") {
-        so.errorCorrection = ErrorCorrection::SplitImpulse;
-      } else if (ec == "baumgarte") {
-        so.errorCorrection = ErrorCorrection::Baumgarte;
-      } else {
-        fail(s, "unknown error_correction '" + ec + "' (expected baumgarte or split-impulse)");
-      }
+      so.errorCorrection = choose<ErrorCorrection>(
+          s, "error_correction",
+          {{"baumgarte", ErrorCorrection::Baumgarte}, {"split-impulse", ErrorCorrection::SplitImpulse}});
       so.errorReduction = number(s, "error_reduction");
       so.allowedPenetration = number(s, "allowed_penetration");
       so.maxCorrectionVelocity = number(s, "max_correction_velocity");
@@ -382,15 +385,14 @@ class Reader {
     const XMLElement* e = parent->FirstChildElement("policy");
     if (e == nullptr) return p;
     p.enabled = boolean(e, "enabled");
-    const std::string kin = text(e, "kinematics");
-    if (kin != "project" && kin != "residual-only") fail(e, "kinematics must be project or residual-only");
-    p.kinematics = kin == "project" ? ClosureKinematicsPolicy::Project : ClosureKinematicsPolicy::ResidualOnly;
-    const std::string dyn = text(e, "dynamics");
-    if (dyn != "solve" && dyn != "off") fail(e, "dynamics must be solve or off");
-    p.dynamics = dyn == "solve" ? ClosureDynamicsPolicy::Solve : ClosureDynamicsPolicy::Off;
-    const std::string stab = text(e, "stabilization");
-    if (stab != "baumgarte" && stab != "compliance") fail(e, "stabilization must be baumgarte or compliance");
-    p.stabilization = stab == "compliance" ? ClosureStabilization::Compliance : ClosureStabilization::Baumgarte;
+    p.kinematics = choose<ClosureKinematicsPolicy>(
+        e, "kinematics",
+        {{"project", ClosureKinematicsPolicy::Project}, {"residual-only", ClosureKinematicsPolicy::ResidualOnly}});
+    p.dynamics = choose<ClosureDynamicsPolicy>(
+        e, "dynamics", {{"solve", ClosureDynamicsPolicy::Solve}, {"off", ClosureDynamicsPolicy::Off}});
+    p.stabilization = choose<ClosureStabilization>(
+        e, "stabilization",
+        {{"baumgarte", ClosureStabilization::Baumgarte}, {"compliance", ClosureStabilization::Compliance}});
     p.errorReduction = number(e, "error_reduction");
     p.stiffness = number(e, "stiffness");
     p.damping = number(e, "damping");
