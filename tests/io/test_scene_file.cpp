@@ -99,6 +99,72 @@ class TestSceneFile : public QObject {
     }
   }
 
+  // Malformed native files: each gives an ImportError naming the line and
+  // its specific problem, and leaves the World empty.
+  void malformedFilesNameTheProblem_data() {
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("expected");
+    const QString pose =
+        "<parent_offset translation=\"0 0 0\" rotation=\"1 0 0 0 1 0 0 0 1\"/>"
+        "<child_offset translation=\"0 0 0\" rotation=\"1 0 0 0 1 0 0 0 1\"/>";
+    const QString inertia = "<inertia mass=\"1\" com=\"0 0 0\" rotational=\"1 0 0 0 1 0 0 0 1\"/>";
+    auto link = [&](const QString& joint) {
+      return "<multibody name=\"m\">\n<link name=\"a\">" + inertia + joint + "</link>\n</multibody>";
+    };
+    QTest::newRow("unknown element") << "<gadget/>" << 2 << "unknown element <gadget>";
+    QTest::newRow("unknown integrator")
+        << "<options gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"leapfrog\"/>" << 2 << "leapfrog";
+    QTest::newRow("missing attribute") << "<options gravity=\"0 0 -9.81\" integrator=\"rk4\"/>" << 2 << "time_step";
+    QTest::newRow("wrong count") << "<options gravity=\"0 -9.81\" time_step=\"0.001\" integrator=\"rk4\"/>" << 2
+                                 << "expected 3 numbers";
+    QTest::newRow("not a number") << "<options gravity=\"0 0 down\" time_step=\"0.001\" integrator=\"rk4\"/>" << 2
+                                  << "expected numbers";
+    QTest::newRow("NaN") << "<options gravity=\"0 0 nan\" time_step=\"0.001\" integrator=\"rk4\"/>" << 2
+                         << "expected numbers";
+    QTest::newRow("negative time step") << "<options gravity=\"0 0 -9.81\" time_step=\"-1\" integrator=\"rk4\"/>" << 2
+                                        << "time step";
+    QTest::newRow("negative mass") << "<rigid_body name=\"b\"><inertia mass=\"-1\" com=\"0 0 0\" "
+                                      "rotational=\"1 0 0 0 1 0 0 0 1\"/></rigid_body>"
+                                   << 2 << "mass";
+    QTest::newRow("unknown joint type") << link("<joint name=\"j\" type=\"hinge\" axis=\"0 0 1\">" + pose + "</joint>")
+                                        << 3 << "unknown joint type 'hinge'";
+    QTest::newRow("zero axis") << link("<joint name=\"j\" type=\"revolute\" axis=\"0 0 0\">" + pose + "</joint>") << 3
+                               << "axis";
+    QTest::newRow("undefined parent link")
+        << "<multibody name=\"m\">\n<link name=\"b\" parent=\"a\">" + inertia +
+               "<joint name=\"j\" type=\"revolute\" axis=\"0 0 1\">" + pose + "</joint></link>\n</multibody>"
+        << 3 << "parent link 'a'";
+    QTest::newRow("undefined frame")
+        << "<frame name=\"f\" kind=\"fixed\" parent=\"nowhere\"><pose translation=\"0 0 0\" "
+           "rotation=\"1 0 0 0 1 0 0 0 1\"/></frame>"
+        << 2 << "no frame named 'nowhere'";
+    QTest::newRow("duplicate rigid body")
+        << "<rigid_body name=\"b\">" + inertia + "</rigid_body>\n<rigid_body name=\"b\">" + inertia + "</rigid_body>"
+        << 3 << "already used";
+    QTest::newRow("unknown shape kind") << "<shape name=\"s\" kind=\"ghost\" owner=\"world\"/>" << 2 << "ghost";
+    QTest::newRow("unknown coupler joint")
+        << "<joint_coupler name=\"c\" leader=\"m/a\" follower=\"m/b\" ratio=\"1\" offset=\"0\"/>" << 2
+        << "no joint 'm/a'";
+  }
+
+  void malformedFilesNameTheProblem() {
+    QFETCH(QString, body);
+    QFETCH(int, line);
+    QFETCH(QString, expected);
+    const std::string text = "<articula version=\"1\">\n" + body.toStdString() + "\n</articula>\n";
+    World w;
+    try {
+      io::loadSceneFromString(w, text, "bad.articula");
+      QFAIL("the file was accepted");
+    } catch (const io::ImportError& e) {
+      QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos, e.what());
+      QVERIFY2(e.line() == line, qPrintable(QString("line %1, expected %2: %3").arg(e.line()).arg(line).arg(e.what())));
+      QCOMPARE(QString::fromStdString(e.file()), QString("bad.articula"));
+    }
+    QCOMPARE(w.numMultibodies() + w.numRigidBodies() + w.numFrames(), std::size_t{0});
+  }
+
   void failureLeavesTheWorldEmpty() {
     World original;
     scenes::buildScene(original, "four-bar");
