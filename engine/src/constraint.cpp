@@ -811,10 +811,4 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
   return result;
 }
 
-ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
-                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws) {
-  buildStandardRows(m, d, opt, h, q, vOld, v, ws);
-  return solveRows(m, d, opt, v, ws);
-}
-
 }  // namespace articula::detail

@@ -148,14 +148,6 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
 ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
                            ConstraintWorkspace& ws);
 
-// buildStandardRows + solveRows: the rows of the step (contacts from
-// ws.points, joint limits, velocity limits, joint friction), solved. On entry `v` holds the
-// unconstrained velocities v* of the semi-implicit step (and Data the
-// articulated-body quantities of that step); on exit the constrained ones.
-// ws.vPos receives the split-impulse correction (zero with Baumgarte).
-ConstraintResult solveConstraints(const Model& m, Data& d, const ConstraintSolverOptions& opt, double h,
-                                  const VectorXd& q, const VectorXd& vOld, VectorXd& v, ConstraintWorkspace& ws);
-
 // Boxed LCP by principal pivoting (exposed for tests): finds λ with
 // lo ≤ λ ≤ hi and w = Aλ + b complementary; rows with findex[i] ≥ 0 get
 // bounds ∓mu[i]·λ[findex[i]] (findex[i] < i). Returns false when the

@@ -179,8 +179,9 @@ SE3 WorldImpl::endpointPose(const ClosureRecord& c, bool b) const {
   return a.body < 0 ? X : data.X_WB[static_cast<std::size_t>(a.body)] * X;
 }
 
-void WorldImpl::closureRows(const ClosureRecord& c, ClosureRow* rows) const {
+void WorldImpl::closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA) const {
   const SE3 A = endpointPose(c, false);
+  if (endpointA != nullptr) *endpointA = A;
   const SE3 B = endpointPose(c, true);
   switch (c.family) {
     case LoopClosureFamily::Rigid:
@@ -281,32 +282,36 @@ void WorldImpl::removeOrphanedClosures() {
   if (changed) rebuildClosureFilters();
 }
 
-void WorldImpl::validateClosures() const {
-  for (const auto& c : closures) {
-    if (!c.alive) continue;
-    const Anchor a = anchorOf(c.frameA);
-    const Anchor b = anchorOf(c.frameB);
-    const std::string names = "'" + frameName(c.frameA) + "' and '" + frameName(c.frameB) + "'";
-    if (a.body == b.body) {
-      throw TopologyError("loop closure '" + c.name + "': endpoints " + names +
-                          (a.body < 0 ? " are both fixed to the world" : " are on the same body"));
-    }
-    const bool movA = a.body >= 0 && model.body_movable[static_cast<std::size_t>(a.body)];
-    const bool movB = b.body >= 0 && model.body_movable[static_cast<std::size_t>(b.body)];
-    if (!movA && !movB) {
-      throw TopologyError("loop closure '" + c.name + "': endpoints " + names + " are both fixed to the world");
-    }
+void WorldImpl::checkClosureEndpoints(const std::string& name, const FrameRef& frameA, const FrameRef& frameB) const {
+  const Anchor a = anchorOf(frameA);
+  const Anchor b = anchorOf(frameB);
+  const std::string names = "'" + frameName(frameA) + "' and '" + frameName(frameB) + "'";
+  if (a.body == b.body) {
+    throw TopologyError("loop closure '" + name + "': endpoints " + names +
+                        (a.body < 0 ? " are both fixed to the world" : " are on the same body"));
   }
+  const bool movA = a.body >= 0 && model.body_movable[static_cast<std::size_t>(a.body)];
+  const bool movB = b.body >= 0 && model.body_movable[static_cast<std::size_t>(b.body)];
+  if (!movA && !movB) {
+    throw TopologyError("loop closure '" + name + "': endpoints " + names + " are both fixed to the world");
+  }
+}
+
+void WorldImpl::checkCouplerJoint(const std::string& where, std::uint32_t linkSlot) const {
+  const auto& L = links[linkSlot];
+  if (articula::numDofs(L.joint.type) != 1 || articula::numPositions(L.joint.type) != 1) {
+    throw TopologyError(where + ": joint '" + multibodies[L.multibody].name + "/" + L.joint.name + "' is " +
+                        std::string(toString(L.joint.type)) +
+                        "; couplers need 1-DoF joints (revolute, prismatic, screw)");
+  }
+}
+
+void WorldImpl::validateClosures() const {
+  for (const auto& c : closures)
+    if (c.alive) checkClosureEndpoints(c.name, c.frameA, c.frameB);
   for (const auto& c : couplers) {
     if (!c.alive) continue;
-    for (const std::uint32_t slot : {c.leader, c.follower}) {
-      const auto& L = links[slot];
-      if (numDofs(L.joint.type) != 1 || numPositions(L.joint.type) != 1) {
-        throw TopologyError("joint coupler '" + c.name + "': joint '" + multibodies[L.multibody].name + "/" +
-                            L.joint.name + "' is " + std::string(toString(L.joint.type)) +
-                            "; couplers need 1-DoF joints (revolute, prismatic, screw)");
-      }
-    }
+    for (const std::uint32_t slot : {c.leader, c.follower}) checkCouplerJoint("joint coupler '" + c.name + "'", slot);
   }
 }
 
@@ -389,8 +394,7 @@ void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
     const Anchor a = anchorOf(c.frameA);
     const Anchor b = anchorOf(c.frameB);
     const int n = numResidualRows(c.family);
-    closureRows(c, c.rowsAtStep.data());
-    c.originA = endpointPose(c, false);
+    closureRows(c, c.rowsAtStep.data(), &c.originA);
     c.lambda.resize(static_cast<std::size_t>(n), 0.0);
     for (int i = 0; i < n; ++i) {
       const auto ii = static_cast<std::size_t>(i);
@@ -441,8 +445,7 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
     if (!c.alive || !solvedInStep(c.policy)) continue;
     addTree(anchorOf(c.frameA).body);
     addTree(anchorOf(c.frameB).body);
-    closureRows(c, c.rowsAtStep.data());
-    c.originA = endpointPose(c, false);
+    closureRows(c, c.rowsAtStep.data(), &c.originA);
   }
   if (!trees.empty()) {
     const double eps = 1e-4 / std::max(1.0, v.lpNorm<Eigen::Infinity>());
@@ -644,18 +647,33 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
   double initialSquared = 0.0;
   double finalSquared = 0.0;
   bool moved = false;
-  P.colOf.assign(static_cast<std::size_t>(nv), -1);
+  // colOf is −1 everywhere between calls (each component resets its entries).
+  if (P.colOf.size() != static_cast<std::size_t>(nv)) P.colOf.assign(static_cast<std::size_t>(nv), -1);
+  // Trees grouped by component, in one pass (counting sort).
+  P.componentStart.assign(static_cast<std::size_t>(ncomp) + 1, 0);
+  P.ownerComponent.resize(nowner);
+  for (std::size_t o = 0; o < nowner; ++o) {
+    const int c = P.componentOfRoot[static_cast<std::size_t>(find(static_cast<int>(o)))];
+    P.ownerComponent[o] = c;
+    if (c >= 0) ++P.componentStart[static_cast<std::size_t>(c) + 1];
+  }
+  for (int c = 0; c < ncomp; ++c)
+    P.componentStart[static_cast<std::size_t>(c) + 1] += P.componentStart[static_cast<std::size_t>(c)];
+  P.grouped.resize(static_cast<std::size_t>(P.componentStart.back()));
+  P.componentCursor.assign(P.componentStart.begin(), P.componentStart.end() - 1);
+  for (std::size_t o = 0; o < nowner; ++o) {
+    const int c = P.ownerComponent[o];
+    if (c >= 0)
+      P.grouped[static_cast<std::size_t>(P.componentCursor[static_cast<std::size_t>(c)]++)] = static_cast<int>(o);
+  }
 
   if (static_cast<int>(P.scratch.size()) < ncomp) P.scratch.resize(static_cast<std::size_t>(ncomp));
   for (int comp = 0; comp < ncomp; ++comp) {
     // Per-mechanism matrices keep their sizes from step to step.
     auto& S = P.scratch[static_cast<std::size_t>(comp)];
     // The component's trees, coordinates (local columns) and rows.
-    P.owners.clear();
-    for (std::size_t o = 0; o < nowner; ++o) {
-      const int root = find(static_cast<int>(o));
-      if (P.componentOfRoot[static_cast<std::size_t>(root)] == comp) P.owners.push_back(static_cast<int>(o));
-    }
+    P.owners.assign(P.grouped.begin() + P.componentStart[static_cast<std::size_t>(comp)],
+                    P.grouped.begin() + P.componentStart[static_cast<std::size_t>(comp) + 1]);
     P.columns.clear();
     for (const int o : P.owners) {
       const auto oo = static_cast<std::size_t>(o);
@@ -692,8 +710,9 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
       }
     };
     // Residual (and Jacobian over the local columns) at qq.
-    auto evaluate = [&](const VectorXd& qq, VectorXd& r, bool jacobian) {
-      kinematics(qq);
+    // `runKinematics` false: the caches already hold qq's kinematics.
+    auto evaluate = [&](const VectorXd& qq, VectorXd& r, bool jacobian, bool runKinematics = true) {
+      if (runKinematics) kinematics(qq);
       if (jacobian) S.J.setZero();
       int row = 0;
       for (const auto& it : P.items) {
@@ -747,7 +766,8 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
         q[qi] = std::clamp(q[qi], limitOf(dof, false), limitOf(dof, true));
       }
     }
-    evaluate(q, S.r, true);
+    // The Jacobian only when the mechanism is projected at all.
+    evaluate(q, S.r, !onlyIfViolated);
     double norm = S.r.norm();
     initialSquared += norm * norm;
     bool violated = !onlyIfViolated;
@@ -765,6 +785,7 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
       q = P.qStart;
       finalSquared += norm * norm;
     } else {
+      if (onlyIfViolated) evaluate(q, S.r, true, false);
       moved = true;
       double mu = 0.0;
       int iterations = 0;
@@ -827,9 +848,9 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
           evaluate(q, S.r, true);
           norm = S.r.norm();
         } else {
+          // Rejected: r and J at q are unchanged; retry with more damping.
           mu = std::max(10.0 * mu, 1e-8 * scale);
           if (mu > 1e12 * scale) stalled = true;
-          evaluate(q, S.r, true);
         }
       }
       result.iterations = std::max(result.iterations, iterations);
@@ -966,20 +987,7 @@ LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec
   rec.offsetB = spec.offsetB;
   rec.length = spec.length;
   rec.rowIndex.fill(-1);
-  {
-    // Validate against the current tree before committing.
-    const auto a = w.anchorOf(rec.frameA);
-    const auto b = w.anchorOf(rec.frameB);
-    if (a.body == b.body) {
-      throw TopologyError("loop closure '" + finalName + "': endpoints " + names +
-                          (a.body < 0 ? " are both fixed to the world" : " are on the same body"));
-    }
-    const bool movA = a.body >= 0 && w.model.body_movable[static_cast<std::size_t>(a.body)];
-    const bool movB = b.body >= 0 && w.model.body_movable[static_cast<std::size_t>(b.body)];
-    if (!movA && !movB) {
-      throw TopologyError("loop closure '" + finalName + "': endpoints " + names + " are both fixed to the world");
-    }
-  }
+  w.checkClosureEndpoints(finalName, rec.frameA, rec.frameB);  // against the current tree, before committing
   const auto slot = static_cast<std::uint32_t>(w.closures.size());
   w.closures.push_back(std::move(rec));
   w.closureNames[finalName] = slot;
@@ -1050,13 +1058,7 @@ JointCoupler World::addJointCoupler(const std::string& name, const JointCouplerS
     const auto& L = w.links[j.m_index];
     return "'" + w.multibodies[L.multibody].name + "/" + L.joint.name + "'";
   };
-  for (const Joint* j : {&spec.leader, &spec.follower}) {
-    const auto& L = w.links[j->m_index];
-    if (articula::numDofs(L.joint.type) != 1 || articula::numPositions(L.joint.type) != 1) {
-      throw TopologyError(where + ": joint " + jointName(*j) + " is " + std::string(toString(L.joint.type)) +
-                          "; couplers need 1-DoF joints (revolute, prismatic, screw)");
-    }
-  }
+  for (const Joint* j : {&spec.leader, &spec.follower}) w.checkCouplerJoint(where, j->m_index);
   if (spec.leader == spec.follower) {
     throw TopologyError(where + ": leader and follower are the same joint " + jointName(spec.leader));
   }

@@ -113,9 +113,13 @@ void WorldImpl::enterSimulation() {
   resetState = state;
 }
 
-bool WorldImpl::hasConstraints() const {
+bool WorldImpl::hasContactOrJointRows() const {
   return model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
-         !model.frictionDofs.empty() || anyDynamicClosures();
+         !model.frictionDofs.empty();
+}
+
+bool WorldImpl::hasConstraints() const {
+  return hasContactOrJointRows() || anyDynamicClosures();
 }
 
 void WorldImpl::detectContacts() {
@@ -241,9 +245,7 @@ void WorldImpl::stepOnce() {
     rotateIntoNewFrame(model, *positionVelocity, h, state.v);
   } else {
     const bool closuresInDynamics = anyDynamicClosures();
-    const bool otherConstraints =
-        model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() || !model.frictionDofs.empty();
-    if (otherConstraints && !warnedRk4Constraints) {
+    if (hasContactOrJointRows() && !warnedRk4Constraints) {
       warn(
           "the RungeKutta4 integrator ignores contacts, joint limits and joint friction (loop closures and couplers "
           "are solved); use SemiImplicitEuler");

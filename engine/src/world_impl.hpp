@@ -156,6 +156,7 @@ struct ProjectionWorkspace {
   };
   std::vector<Item> items;
   std::vector<int> ownerParent, componentOfRoot, owners, columns, colOf;
+  std::vector<int> ownerComponent, componentStart, componentCursor, grouped;  // trees grouped by component
   struct Scratch {  // over one mechanism's rows and coordinates
     MatrixXd J, Jf, JJ;
     VectorXd r, rTrial, y, z, dq, vFix, vLocal;
@@ -295,12 +296,17 @@ class WorldImpl {
   Anchor anchorOf(const FrameRef& r) const;                // needs the model
   SE3 endpointPose(const ClosureRecord& c, bool b) const;  // needs positions
   // Residual rows of closure c at the current kinematics (numResidualRows rows).
-  void closureRows(const ClosureRecord& c, ClosureRow* rows) const;
+  // `endpointA`, when given, receives endpoint A's world pose.
+  void closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA = nullptr) const;
   double couplerResidual(const CouplerRecord& c) const;
   int couplerDof(std::uint32_t linkSlot) const;  // the joint's DoF (and q index: vector joint)
   void removeOrphanedClosures();                 // closures and couplers whose endpoints no longer exist
   void rebuildClosureFilters();
   void validateClosures() const;
+  // @throws TopologyError: endpoints on one body, or both fixed to the world.
+  void checkClosureEndpoints(const std::string& name, const FrameRef& frameA, const FrameRef& frameB) const;
+  // @throws TopologyError unless the joint of `linkSlot` has one coordinate.
+  void checkCouplerJoint(const std::string& where, std::uint32_t linkSlot) const;
   bool anyDynamicClosures() const;
   void addClosureRows(ConstraintWorkspace& ws, double h);  // after buildStandardRows
   // RK4 stages: closure and coupler rows at the acceleration level, solved
@@ -318,7 +324,8 @@ class WorldImpl {
 
   // ---- stepping (step.cpp) ----
   void enterSimulation();
-  bool hasConstraints() const;
+  bool hasContactOrJointRows() const;  // contacts, limits, joint friction
+  bool hasConstraints() const;         // ... or closure and coupler rows
   void detectContacts();
   void publishContacts();
   void stepOnce();

@@ -5,7 +5,6 @@
 
 #include <tinyxml2.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -106,7 +105,6 @@ class Reader {
       while (*p == ' ' || *p == '\t' || *p == '\n') ++p;
       if (*p == '\0') break;
       char* end = nullptr;
-      errno = 0;
       const double x = std::strtod(p, &end);
       if (end == p || std::isnan(x)) {
         fail(e, std::string("attribute '") + attr + "' = \"" + value + "\": expected numbers");
@@ -331,7 +329,6 @@ class Reader {
   Geometry geometry(const XMLElement* parent) const {
     const XMLElement* e = required(parent, "geometry");
     const std::string type = text(e, "type");
-    Geometry g;
     if (type == "box") return Geometry::box(vector3(e, "size"));
     if (type == "ellipsoid") return Geometry::ellipsoid(vector3(e, "size"));
     if (type == "sphere") return Geometry::sphere(number(e, "radius"));

@@ -16,7 +16,7 @@ using tinyxml2::XMLElement;
 
 class Writer {
  public:
-  explicit Writer(const World& world) : m_world(const_cast<World&>(world)) {}
+  explicit Writer(const World& world) : m_world(world) {}
 
   std::string run() {
     doc.InsertEndChild(doc.NewDeclaration());
@@ -264,7 +264,7 @@ class Writer {
   // "world", a rigid body, "multibody/link", or a user frame.
   static std::string frameName(const Frame& f) { return f.isWorld() ? std::string("world") : f.name(); }
 
-  World& m_world;
+  const World& m_world;
   tinyxml2::XMLDocument doc;
   VectorXd q, v, tau;
   StateSpace space;

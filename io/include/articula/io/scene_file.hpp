@@ -30,8 +30,7 @@ class ImportError : public Error {
   int m_line = 0;
 };
 
-/// The scene as text. Mesh paths are written relative to `baseDir` when
-/// given.
+/// The scene as text (meshes are written inline as vertices and triangles).
 std::string sceneToString(const World& world);
 /// Writes the scene. @throws ImportError when the file cannot be written.
 void saveScene(const World& world, const std::filesystem::path& file);
