@@ -43,6 +43,12 @@ struct Geometry {
   double length = 1.0;                        ///< Capsule, Cylinder: along z (m)
   std::vector<Vector3d> vertices;             ///< ConvexMesh, TriangleMesh (m, shape frame)
   std::vector<std::array<int, 3>> triangles;  ///< TriangleMesh: vertex indices, counter-clockwise seen from outside
+  /// ConvexMesh, TriangleMesh: the mesh file the vertices were read from, if
+  /// any (absolute path), and the scale applied to it. Scene files refer to
+  /// the file instead of writing the vertices inline; the engine itself only
+  /// uses `vertices` and `triangles`.
+  std::string meshFile;
+  Vector3d meshScale = Vector3d::Ones();
 
   static Geometry box(const Vector3d& size);
   static Geometry sphere(double radius);

@@ -1,0 +1,109 @@
+#pragma once
+/// @file
+/// Importing robot and scene descriptions into a World: URDF (closed loops
+/// found and cut into LoopClosures, `<mimic>` into JointCouplers), SDF
+/// (worlds and models, `must_be_loop_joint`, gearbox joints) and the native
+/// `.articula` format. Every import returns an ImportReport that says what
+/// was cut, assembled, ignored or suspicious; every failure is an
+/// ImportError naming file, line and problem, with the World left empty.
+/// docs/import.md describes the rules.
+
+#include <articula/io/scene_file.hpp>
+#include <articula/loop_closure.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace articula::io {
+
+/// How the root link of an imported model is attached to the world.
+enum class RootAttachment {
+  Default,   ///< as the file says: URDF fixed (unless the root is joined to a link named "world"), SDF floating unless joined to the world
+  Fixed,     ///< welded to the world
+  Floating,  ///< a six-DoF free joint
+};
+
+struct ImportOptions {
+  RootAttachment root = RootAttachment::Default;
+  /// Folders searched for `package://NAME/...` (the folder that contains
+  /// NAME/) and for SDF `model://` includes, before ARTICULA_PACKAGE_PATH,
+  /// ROS_PACKAGE_PATH (and GZ/SDF model paths for SDF) and the folders above
+  /// the imported file.
+  std::vector<std::filesystem::path> packagePath;
+  bool useEnvironmentPaths = true;  ///< read ARTICULA_PACKAGE_PATH, ROS_PACKAGE_PATH, SDF_PATH, GZ_SIM_RESOURCE_PATH
+  /// Assemble the initial state with the kinematic projection when a loop
+  /// closure's residual exceeds its tolerance; failure is an ImportError.
+  bool assemble = true;
+  bool loadMeshes = true;  ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
+  bool addGroundPlane = false;  ///< add a ground plane at z = 0 when the file has none (SDF worlds carry their own)
+};
+
+/// One closing joint that became a LoopClosure.
+struct LoopCut {
+  std::string joint;    ///< the joint in the file
+  std::string closure;  ///< the LoopClosure created for it (same name as the joint)
+  LoopClosureFamily family = LoopClosureFamily::Rigid;
+  std::string reason;  ///< why this joint, and not another one, was cut
+  int line = 0;
+};
+
+/// One mimic or gearbox joint that became a JointCoupler.
+struct CouplerMade {
+  std::string coupler;
+  std::string leader;
+  std::string follower;
+  double ratio = 1.0;
+  double offset = 0.0;
+  int line = 0;
+};
+
+/// Something the file contains that is not imported, or imported with a
+/// caveat.
+struct ReportEntry {
+  std::string file;
+  int line = 0;
+  std::string message;
+};
+
+struct AssemblyReport {
+  bool performed = false;        ///< the closures were violated and the projection ran
+  double residualBefore = 0.0;   ///< stacked closure residual norm before
+  double residualAfter = 0.0;    ///< and after
+  int iterations = 0;
+};
+
+struct ImportReport {
+  std::string file;    ///< the file imported (or the source name of a string)
+  std::string format;  ///< "urdf", "sdf" or "articula"
+  std::vector<LoopCut> cuts;
+  std::vector<CouplerMade> couplers;
+  std::vector<ReportEntry> ignored;   ///< elements not imported (file, line, what and why)
+  std::vector<ReportEntry> warnings;  ///< imported, but suspicious (zero mass on a moving link, ...)
+  AssemblyReport assembly;
+  int numMeshesLoaded = 0;
+
+  /// Human-readable, one finding per line (what the CLI and the app show).
+  std::string toText() const;
+  /// A JSON object with the same content.
+  std::string toJson() const;
+};
+
+/// Reads a URDF file (or text) into `world`, which must be empty and in
+/// design mode. Relative mesh paths resolve against `file`'s folder (for a
+/// string: against `baseDirectory`).
+ImportReport importUrdf(World& world, const std::filesystem::path& file, const ImportOptions& options = {});
+ImportReport importUrdfFromString(World& world, const std::string& text, const std::string& sourceName = "<string>",
+                                  const std::filesystem::path& baseDirectory = {}, const ImportOptions& options = {});
+
+/// Reads an SDF world or model file (`.sdf`, `.world`) into `world`.
+ImportReport importSdf(World& world, const std::filesystem::path& file, const ImportOptions& options = {});
+ImportReport importSdfFromString(World& world, const std::string& text, const std::string& sourceName = "<string>",
+                                 const std::filesystem::path& baseDirectory = {}, const ImportOptions& options = {});
+
+/// Chooses the reader by extension: `.urdf`, `.sdf`, `.world`, `.articula`
+/// (also `.xml`/`.xacro`-free URDF by content). @throws ImportError for an
+/// unknown extension.
+ImportReport importFile(World& world, const std::filesystem::path& file, const ImportOptions& options = {});
+
+}  // namespace articula::io

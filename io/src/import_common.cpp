@@ -1,0 +1,478 @@
+#include "import_common.hpp"
+
+#include <LinearMath/btConvexHullComputer.h>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/Importer.hpp>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace articula::io::detail {
+
+// ---- resources -------------------------------------------------------------
+
+namespace {
+
+void appendEnvironmentPath(std::vector<fs::path>& out, const char* variable) {
+  const char* value = std::getenv(variable);
+  if (value == nullptr) return;
+  std::string s(value);
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(':', start), s.size());
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+bool isFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+}  // namespace
+
+ResourceResolver::ResourceResolver(const ImportOptions& options, fs::path baseDirectory, bool sdf)
+    : m_base(std::move(baseDirectory)) {
+  m_searchPath = options.packagePath;
+  if (options.useEnvironmentPaths) {
+    appendEnvironmentPath(m_searchPath, "ARTICULA_PACKAGE_PATH");
+    appendEnvironmentPath(m_searchPath, "ROS_PACKAGE_PATH");
+    if (sdf) {
+      appendEnvironmentPath(m_searchPath, "SDF_PATH");
+      appendEnvironmentPath(m_searchPath, "GZ_SIM_RESOURCE_PATH");
+    }
+  }
+  if (!m_base.empty()) {
+    std::error_code ec;
+    fs::path a = fs::absolute(m_base, ec);
+    if (ec) a = m_base;
+    for (; !a.empty(); a = a.parent_path()) {
+      m_searchPath.push_back(a);
+      if (a == a.parent_path()) break;
+    }
+  }
+}
+
+std::optional<fs::path> ResourceResolver::resolve(const std::string& uri, std::string* whyNot) const {
+  auto fail = [&](const std::string& why) -> std::optional<fs::path> {
+    if (whyNot != nullptr) *whyNot = why;
+    return std::nullopt;
+  };
+  for (const char* scheme : {"package://", "model://"}) {
+    const std::string prefix(scheme);
+    if (uri.rfind(prefix, 0) != 0) continue;
+    std::string rest = uri.substr(prefix.size());
+    while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);  // "package:///pkg/..." is common
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string::npos || slash == 0) return fail("'" + uri + "' names no file inside the package");
+    const std::string package = rest.substr(0, slash);
+    const fs::path inside = rest.substr(slash + 1);
+    for (const fs::path& dir : m_searchPath) {
+      if (isFile(dir / package / inside)) return dir / package / inside;
+      if (dir.filename() == package && isFile(dir / inside)) return dir / inside;
+    }
+    std::string tried;
+    for (const fs::path& dir : m_searchPath) tried += (tried.empty() ? "" : ", ") + dir.string();
+    return fail("package '" + package + "' containing '" + inside.string() + "' was not found in the package path (" +
+                tried + "); add its parent folder with --package-path or ARTICULA_PACKAGE_PATH");
+  }
+  fs::path p;
+  if (uri.rfind("file://", 0) == 0) {
+    p = uri.substr(7);
+  } else if (uri.find("://") != std::string::npos) {
+    return fail("unsupported URI scheme in '" + uri + "' (package://, model://, file:// or a path)");
+  } else {
+    p = uri;
+  }
+  if (p.is_relative()) p = m_base / p;
+  if (!isFile(p)) return fail("file '" + p.string() + "' does not exist");
+  return p;
+}
+
+// ---- meshes ----------------------------------------------------------------
+
+namespace {
+
+struct CacheEntry {
+  fs::file_time_type time;
+  std::uintmax_t size = 0;
+  std::shared_ptr<const MeshData> mesh;
+};
+
+std::mutex g_cacheMutex;
+std::map<std::string, CacheEntry> g_cache;
+
+std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
+  Assimp::Importer importer;
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
+  importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+  const aiScene* scene = importer.ReadFile(
+      file.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices |
+                         aiProcess_SortByPType | aiProcess_DropNormals);
+  if (scene == nullptr) throw Error(std::string("cannot read mesh: ") + importer.GetErrorString());
+  auto out = std::make_shared<MeshData>();
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh* mesh = scene->mMeshes[m];
+    const int base = static_cast<int>(out->vertices.size());
+    for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
+      const aiVector3D& v = mesh->mVertices[i];
+      const Vector3d p(static_cast<double>(v.x), static_cast<double>(v.y), static_cast<double>(v.z));
+      if (!p.allFinite()) throw Error("mesh has a non-finite vertex");
+      out->vertices.push_back(p);
+    }
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      const aiFace& face = mesh->mFaces[f];
+      if (face.mNumIndices != 3) continue;
+      out->triangles.push_back({base + static_cast<int>(face.mIndices[0]), base + static_cast<int>(face.mIndices[1]),
+                                base + static_cast<int>(face.mIndices[2])});
+    }
+    if (!out->color && mesh->mMaterialIndex < scene->mNumMaterials) {
+      aiColor4D c;
+      if (scene->mMaterials[mesh->mMaterialIndex]->Get(AI_MATKEY_COLOR_DIFFUSE, c) == AI_SUCCESS) {
+        out->color = Vector4d(static_cast<double>(c.r), static_cast<double>(c.g), static_cast<double>(c.b),
+                              static_cast<double>(c.a));
+      }
+    }
+  }
+  if (out->triangles.empty()) throw Error("mesh has no triangles");
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const MeshData> loadMesh(const fs::path& file) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  const std::string key = (ec ? file : canonical).string();
+  const fs::file_time_type time = fs::last_write_time(file, ec);
+  if (ec) throw Error("cannot read mesh '" + file.string() + "': " + ec.message());
+  const std::uintmax_t size = fs::file_size(file, ec);
+  {
+    std::lock_guard<std::mutex> lock(g_cacheMutex);
+    const auto it = g_cache.find(key);
+    if (it != g_cache.end() && it->second.time == time && it->second.size == size) return it->second.mesh;
+  }
+  std::shared_ptr<const MeshData> mesh = readMesh(file);
+  std::lock_guard<std::mutex> lock(g_cacheMutex);
+  g_cache[key] = CacheEntry{time, size, mesh};
+  return mesh;
+}
+
+Geometry meshGeometry(const fs::path& file, const Vector3d& scale, bool convexHull) {
+  const std::shared_ptr<const MeshData> mesh = loadMesh(file);
+  Geometry g;
+  g.meshFile = file.string();
+  g.meshScale = scale;
+  if (!convexHull) {
+    g.type = GeometryType::TriangleMesh;
+    g.vertices.reserve(mesh->vertices.size());
+    for (const Vector3d& v : mesh->vertices) g.vertices.push_back(v.cwiseProduct(scale));
+    g.triangles = mesh->triangles;
+    return g;
+  }
+  g.type = GeometryType::ConvexMesh;
+  std::vector<double> coords;
+  coords.reserve(3 * mesh->vertices.size());
+  for (const Vector3d& v : mesh->vertices) {
+    const Vector3d s = v.cwiseProduct(scale);
+    coords.insert(coords.end(), {s.x(), s.y(), s.z()});
+  }
+  btConvexHullComputer hull;
+  hull.compute(coords.data(), static_cast<int>(3 * sizeof(double)), static_cast<int>(mesh->vertices.size()), 0, 0);
+  for (int i = 0; i < hull.vertices.size(); ++i) {
+    const btVector3& v = hull.vertices[i];
+    g.vertices.emplace_back(static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z()));
+  }
+  if (g.vertices.size() < 4) throw Error("mesh '" + file.string() + "' is flat: its convex hull has no volume");
+  return g;
+}
+
+// ---- transforms ------------------------------------------------------------
+
+Isometry3d poseFromXyzRpy(const Vector3d& xyz, const Vector3d& rpy) {
+  Isometry3d X = Isometry3d::Identity();
+  X.linear() = (Eigen::AngleAxisd(rpy.z(), Vector3d::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Vector3d::UnitY()) *
+                Eigen::AngleAxisd(rpy.x(), Vector3d::UnitX()))
+                   .toRotationMatrix();
+  X.translation() = xyz;
+  return X;
+}
+
+Matrix3d rotationWithZAlong(const Vector3d& axis) {
+  return Eigen::Quaterniond::FromTwoVectors(Vector3d::UnitZ(), axis.normalized()).toRotationMatrix();
+}
+
+// ---- closures --------------------------------------------------------------
+
+std::optional<LoopClosureFamily> closureFamilyForJointType(const std::string& type) {
+  if (type == "revolute" || type == "continuous") return LoopClosureFamily::Hinge;
+  if (type == "prismatic") return LoopClosureFamily::Slider;
+  if (type == "fixed") return LoopClosureFamily::Rigid;
+  if (type == "ball" || type == "spherical") return LoopClosureFamily::Point;
+  if (type == "universal") return LoopClosureFamily::Universal;
+  return std::nullopt;
+}
+
+void addCutClosure(World& world, const CutJoint& cut, LoopClosureFamily family, const std::string& reason,
+                   const std::string& file, ImportReport& report) {
+  // The joint frame on each side, turned so that the closure's axes are the
+  // joint's: z along the axis (Hinge, Slider), x along the first and y along
+  // the second axis (Universal).
+  Matrix3d R = Matrix3d::Identity();
+  if (family == LoopClosureFamily::Universal) {
+    const Vector3d a1 = cut.axis.normalized();
+    Vector3d a2 = cut.axis2 - a1.dot(cut.axis2) * a1;
+    if (a2.norm() < 1e-9) {
+      throw ImportError(file, cut.line, "universal joint '" + cut.name + "' has parallel axes");
+    }
+    a2.normalize();
+    R.col(0) = a1;
+    R.col(1) = a2;
+    R.col(2) = a1.cross(a2);
+  } else if (family == LoopClosureFamily::Hinge || family == LoopClosureFamily::Slider) {
+    if (!(cut.axis.norm() > 1e-12)) throw ImportError(file, cut.line, "joint '" + cut.name + "' has a zero axis");
+    R = rotationWithZAlong(cut.axis);
+  }
+  Isometry3d turn = Isometry3d::Identity();
+  turn.linear() = R;
+  LoopClosureSpec spec;
+  spec.frameA = cut.parent;
+  spec.frameB = cut.child;
+  spec.family = family;
+  spec.offsetA = cut.jointInParent * turn;
+  spec.offsetB = cut.jointInChild * turn;
+  try {
+    world.addLoopClosure(cut.name, spec);
+  } catch (const Error& e) {
+    throw ImportError(file, cut.line, "loop-closing joint '" + cut.name + "': " + e.what());
+  }
+  report.cuts.push_back(LoopCut{cut.name, cut.name, family, reason, cut.line});
+}
+
+// ---- finishing -------------------------------------------------------------
+
+void assembleClosures(World& world, const ImportOptions& options, const std::string& file, ImportReport& report) {
+  if (world.numLoopClosures() == 0) return;
+  double before = 0.0;
+  bool violated = false;
+  for (const LoopClosure& c : world.getLoopClosures()) {
+    const LoopClosureResidual r = c.computeResidual();
+    before += r.norm * r.norm;
+    if (r.norm > c.getRuntimePolicy().tolerance) violated = true;
+  }
+  before = std::sqrt(before);
+  report.assembly.residualBefore = before;
+  report.assembly.residualAfter = before;
+  if (!violated || !options.assemble) return;
+  const ClosureProjectionResult result = world.projectClosures();
+  report.assembly.performed = true;
+  report.assembly.residualAfter = result.finalResidual;
+  report.assembly.iterations = result.iterations;
+  if (!result.success) {
+    std::ostringstream os;
+    os << "cannot assemble the closed loops: residual " << before << " → " << result.finalResidual << " after "
+       << result.iterations << " iterations (" << result.message
+       << "); fix the joint frames or import without assembly";
+    throw ImportError(file, 0, os.str());
+  }
+}
+
+void checkInertia(const Inertia& inertia, const std::string& what, const std::string& file, int line) {
+  if (!std::isfinite(inertia.mass) || !inertia.com.allFinite() || !inertia.rotational.allFinite()) {
+    throw ImportError(file, line, what + ": mass properties must be finite numbers");
+  }
+  if (inertia.mass < 0.0) {
+    std::ostringstream os;
+    os << what << ": mass " << inertia.mass << " is negative";
+    throw ImportError(file, line, os.str());
+  }
+  Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia.rotational);
+  const Vector3d ev = es.eigenvalues();
+  const double scale = std::max(1e-12, ev.cwiseAbs().maxCoeff());
+  if (ev.minCoeff() < -1e-9 * scale) {
+    std::ostringstream os;
+    os << what << ": the inertia matrix is not positive semi-definite (principal moments " << ev.transpose() << ")";
+    throw ImportError(file, line, os.str());
+  }
+}
+
+bool repairInertia(Inertia& inertia) {
+  Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia.rotational);
+  Vector3d ev = es.eigenvalues().cwiseMax(0.0);
+  const double scale = std::max(1e-12, ev.maxCoeff());
+  if (ev[0] + ev[1] >= ev[2] - 1e-9 * scale) return false;
+  // The smallest change that restores a real mass distribution: raise the two
+  // smaller moments together until they sum to the largest.
+  const double raise = 0.5 * (ev[2] - ev[0] - ev[1]);
+  ev[0] += raise;
+  ev[1] += raise;
+  const Matrix3d V = es.eigenvectors();
+  inertia.rotational = V * ev.asDiagonal() * V.transpose();
+  inertia.rotational = 0.5 * (inertia.rotational + inertia.rotational.transpose()).eval();
+  return true;
+}
+
+void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report) {
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& link : mb.getLinks()) {
+      if (link.getParentJoint().numDofs() == 0) continue;
+      if (link.getInertia().mass > 0.0) continue;
+      report.warnings.push_back(ReportEntry{
+          file, 0,
+          "link '" + link.name() + "' moves (joint '" + link.getParentJoint().name() + "') but has no mass"});
+    }
+  }
+}
+
+[[noreturn]] void rethrowAsImportError(const std::string& file) {
+  try {
+    throw;
+  } catch (const ImportError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ImportError(file, 0, e.what());
+  }
+}
+
+std::optional<double> parseFiniteDouble(const std::string& text) {
+  std::size_t b = 0;
+  while (b < text.size() && std::isspace(static_cast<unsigned char>(text[b])) != 0) ++b;
+  std::size_t e = text.size();
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])) != 0) --e;
+  if (b < e && text[b] == '+') ++b;
+  double v = 0.0;
+  const auto [ptr, ec] = std::from_chars(text.data() + b, text.data() + e, v);
+  if (ec != std::errc() || ptr != text.data() + e || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::vector<double>> parseDoubles(const std::string& text, std::size_t n) {
+  std::vector<double> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0) ++i;
+    if (i == text.size()) break;
+    std::size_t j = i;
+    while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])) == 0) ++j;
+    const std::optional<double> v = parseFiniteDouble(text.substr(i, j - i));
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+    i = j;
+  }
+  if (out.size() != n) return std::nullopt;
+  return out;
+}
+
+}  // namespace articula::io::detail
+
+// ---- report ------------------------------------------------------------------
+
+namespace articula::io {
+
+namespace {
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+std::string where(const std::string& file, int line) {
+  return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+}  // namespace
+
+std::string ImportReport::toText() const {
+  std::ostringstream os;
+  os << "import of " << file << " (" << format << "): " << cuts.size() << " loop cut(s), " << couplers.size()
+     << " coupler(s), " << ignored.size() << " ignored element(s), " << warnings.size() << " warning(s), "
+     << numMeshesLoaded << " mesh(es)\n";
+  for (const LoopCut& c : cuts) {
+    os << "  cut: " << where(file, c.line) << ": joint '" << c.joint << "' → loop closure '" << c.closure << "' ("
+       << toString(c.family) << "): " << c.reason << "\n";
+  }
+  for (const CouplerMade& c : couplers) {
+    os << "  coupler: " << where(file, c.line) << ": '" << c.coupler << "': " << c.follower << " = " << number(c.ratio)
+       << "·" << c.leader << " + " << number(c.offset) << "\n";
+  }
+  if (assembly.performed) {
+    os << "  assembled: closure residual " << number(assembly.residualBefore) << " → "
+       << number(assembly.residualAfter) << " in " << assembly.iterations << " iteration(s)\n";
+  }
+  for (const ReportEntry& e : ignored) os << "  ignored: " << where(e.file, e.line) << ": " << e.message << "\n";
+  for (const ReportEntry& e : warnings) os << "  warning: " << where(e.file, e.line) << ": " << e.message << "\n";
+  return os.str();
+}
+
+std::string ImportReport::toJson() const {
+  std::ostringstream os;
+  auto entries = [&](const std::vector<ReportEntry>& list) {
+    os << "[";
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      os << (i ? "," : "") << "{\"file\":" << jsonString(list[i].file) << ",\"line\":" << list[i].line
+         << ",\"message\":" << jsonString(list[i].message) << "}";
+    }
+    os << "]";
+  };
+  os << "{\"file\":" << jsonString(file) << ",\"format\":" << jsonString(format) << ",\"cuts\":[";
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    const LoopCut& c = cuts[i];
+    os << (i ? "," : "") << "{\"joint\":" << jsonString(c.joint) << ",\"closure\":" << jsonString(c.closure)
+       << ",\"family\":" << jsonString(std::string(toString(c.family))) << ",\"reason\":" << jsonString(c.reason)
+       << ",\"line\":" << c.line << "}";
+  }
+  os << "],\"couplers\":[";
+  for (std::size_t i = 0; i < couplers.size(); ++i) {
+    const CouplerMade& c = couplers[i];
+    os << (i ? "," : "") << "{\"coupler\":" << jsonString(c.coupler) << ",\"leader\":" << jsonString(c.leader)
+       << ",\"follower\":" << jsonString(c.follower) << ",\"ratio\":" << number(c.ratio)
+       << ",\"offset\":" << number(c.offset) << ",\"line\":" << c.line << "}";
+  }
+  os << "],\"assembly\":{\"performed\":" << (assembly.performed ? "true" : "false")
+     << ",\"residual_before\":" << number(assembly.residualBefore)
+     << ",\"residual_after\":" << number(assembly.residualAfter) << ",\"iterations\":" << assembly.iterations
+     << "},\"ignored\":";
+  entries(ignored);
+  os << ",\"warnings\":";
+  entries(warnings);
+  os << ",\"meshes\":" << numMeshesLoaded << "}";
+  return os.str();
+}
+
+}  // namespace articula::io

@@ -1,0 +1,143 @@
+#pragma once
+// Pieces shared by the URDF and SDF importers and the scene reader: package
+// and URI resolution, mesh loading (assimp, cached per file), closures made
+// from cut joints, assembly of the initial state, and the import report.
+
+#include <articula/io/import.hpp>
+
+#include <articula/articula.hpp>
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace articula::io::detail {
+
+// ---- resources -------------------------------------------------------------
+
+/// Resolves `package://NAME/rest`, `model://NAME/rest`, `file://path` and
+/// relative or absolute paths to existing files.
+class ResourceResolver {
+ public:
+  /// `baseDirectory`: the folder of the file being imported (relative paths
+  /// and the folders above it are searched). `sdf` adds SDF_PATH and
+  /// GZ_SIM_RESOURCE_PATH to the search path.
+  ResourceResolver(const ImportOptions& options, std::filesystem::path baseDirectory, bool sdf);
+
+  /// The file the URI names, or nothing with `whyNot` saying what was tried.
+  std::optional<std::filesystem::path> resolve(const std::string& uri, std::string* whyNot = nullptr) const;
+  const std::vector<std::filesystem::path>& searchPath() const { return m_searchPath; }
+  const std::filesystem::path& baseDirectory() const { return m_base; }
+
+ private:
+  std::filesystem::path m_base;
+  std::vector<std::filesystem::path> m_searchPath;
+};
+
+// ---- meshes ----------------------------------------------------------------
+
+/// A mesh file flattened into one triangle list (node transforms applied).
+struct MeshData {
+  std::vector<Vector3d> vertices;
+  std::vector<std::array<int, 3>> triangles;
+  std::optional<Vector4d> color;  ///< diffuse colour of the first material, if the file has one
+};
+
+/// Loads STL (ASCII, binary), OBJ, COLLADA and whatever else assimp reads.
+/// Results are cached per file (and reloaded when the file changes).
+/// @throws Error with the reason when the file cannot be read or has no triangles.
+std::shared_ptr<const MeshData> loadMesh(const std::filesystem::path& file);
+
+/// Geometry for a mesh file: TriangleMesh (visuals, static collision) or the
+/// convex hull of the scaled vertices (ConvexMesh, moving collision). The
+/// geometry remembers the file and the scale.
+Geometry meshGeometry(const std::filesystem::path& file, const Vector3d& scale, bool convexHull);
+
+// ---- transforms ------------------------------------------------------------
+
+/// URDF/SDF pose: translation and roll-pitch-yaw (fixed axes X, then Y, then Z).
+Isometry3d poseFromXyzRpy(const Vector3d& xyz, const Vector3d& rpy);
+/// A rotation whose z axis is `axis` (unit length).
+Matrix3d rotationWithZAlong(const Vector3d& axis);
+
+// ---- closures from cut joints ---------------------------------------------
+
+/// A joint of a file that closes a loop, in the terms of the engine.
+struct CutJoint {
+  std::string name;
+  std::string fileType;  ///< type as written in the file (for messages)
+  int line = 0;
+  Frame parent;                                    ///< parent link (or the world)
+  Frame child;                                     ///< child link
+  Isometry3d jointInParent = Isometry3d::Identity();  ///< joint frame in the parent frame
+  Isometry3d jointInChild = Isometry3d::Identity();   ///< joint frame in the child frame (equal at zero joint position)
+  Vector3d axis = Vector3d::UnitZ();                  ///< first axis, joint frame
+  Vector3d axis2 = Vector3d::UnitY();                 ///< second axis (universal), joint frame
+};
+
+/// The family of closure that keeps what the joint keeps: revolute and
+/// continuous → Hinge, prismatic → Slider, fixed → Rigid, ball → Point,
+/// universal → Universal. Nothing for joint types with no closure
+/// equivalent.
+std::optional<LoopClosureFamily> closureFamilyForJointType(const std::string& type);
+
+/// Adds the LoopClosure for a cut joint and records it in the report.
+/// @throws ImportError (file, line) when the joint type has no closure family.
+void addCutClosure(World& world, const CutJoint& cut, LoopClosureFamily family, const std::string& reason,
+                   const std::string& file, ImportReport& report);
+
+// ---- finishing -------------------------------------------------------------
+
+/// Projects violated closures onto their constraints (if the options ask for
+/// it) and records the residual before and after.
+/// @throws ImportError when the closures cannot be assembled.
+void assembleClosures(World& world, const ImportOptions& options, const std::string& file, ImportReport& report);
+
+/// Checks mass properties read from a file: finite, mass ≥ 0 (zero mass is
+/// a warning, see warnMasslessLinks), rotational inertia positive
+/// semi-definite.
+/// @throws ImportError naming `what`, file and line.
+void checkInertia(const Inertia& inertia, const std::string& what, const std::string& file, int line);
+
+/// Principal moments of real files often miss the triangle inequality by a
+/// little (rounded CAD output). Raises the two smaller moments just enough
+/// (tiny negative moments are set to zero first); returns whether it changed
+/// anything, for the report.
+bool repairInertia(Inertia& inertia);
+
+/// Warns about moving links without mass.
+void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report);
+
+/// Clears the world and rethrows as ImportError when the body throws.
+template <class F>
+ImportReport guardedImport(World& world, const std::string& file, F&& body);
+
+[[noreturn]] void rethrowAsImportError(const std::string& file);
+
+/// Parses a double the way the file formats write them; nothing for
+/// malformed or non-finite text.
+std::optional<double> parseFiniteDouble(const std::string& text);
+/// Parses N whitespace-separated finite doubles.
+std::optional<std::vector<double>> parseDoubles(const std::string& text, std::size_t n);
+
+template <class F>
+ImportReport guardedImport(World& world, const std::string& file, F&& body) {
+  if (world.isSimulationMode()) {
+    throw ImportError(file, 0, "the world must be in design mode to import into it");
+  }
+  if (world.numMultibodies() != 0 || world.numRigidBodies() != 0 || world.numShapes() != 0 ||
+      world.numLoopClosures() != 0) {
+    throw ImportError(file, 0, "the world must be empty to import into it");
+  }
+  try {
+    return body();
+  } catch (...) {
+    world.clear();
+    rethrowAsImportError(file);
+  }
+}
+
+}  // namespace articula::io::detail

@@ -1,0 +1,546 @@
+// URDF import. A tinyxml2 pre-pass (urdf_graph) finds the tree and the joints
+// that close loops and checks every number with its line; the cut joints and
+// <loop_joint> elements are removed and the remaining tree is read by urdfdom.
+#include "import_common.hpp"
+#include "urdf_graph.hpp"
+
+#include <console_bridge/console.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace articula::io {
+
+namespace {
+
+using detail::CutJoint;
+using detail::UrdfGraph;
+using tinyxml2::XMLElement;
+
+// urdfdom reports through console_bridge; collect what it says while it parses.
+class CollectingHandler : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char* /*filename*/, int /*line*/) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_WARN) messages += (messages.empty() ? "" : "; ") + text;
+  }
+  std::string messages;
+};
+
+std::mutex g_urdfdomMutex;
+
+// Prints a document without the given elements (the joints that close loops).
+class TreePrinter : public tinyxml2::XMLPrinter {
+ public:
+  explicit TreePrinter(std::set<const XMLElement*> skip) : m_skip(std::move(skip)) {}
+  bool VisitEnter(const XMLElement& e, const tinyxml2::XMLAttribute* first) override {
+    return m_skip.count(&e) != 0 ? false : XMLPrinter::VisitEnter(e, first);
+  }
+  bool VisitExit(const XMLElement& e) override { return m_skip.count(&e) != 0 ? true : XMLPrinter::VisitExit(e); }
+
+ private:
+  std::set<const XMLElement*> m_skip;
+};
+
+Vector3d toEigen(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+
+Isometry3d toIsometry(const urdf::Pose& p) {
+  Isometry3d X = Isometry3d::Identity();
+  X.linear() = Eigen::Quaterniond(p.rotation.w, p.rotation.x, p.rotation.y, p.rotation.z).normalized().toRotationMatrix();
+  X.translation() = toEigen(p.position);
+  return X;
+}
+
+// Numbers the pre-pass checks (attribute → count), inside <link>, <joint>,
+// <loop_joint> and top-level <material> elements.
+const std::map<std::string, std::size_t>& numericAttributes() {
+  static const std::map<std::string, std::size_t> m{
+      {"xyz", 3},     {"rpy", 3},    {"size", 3},     {"scale", 3},     {"rgba", 4},       {"value", 1},
+      {"ixx", 1},     {"ixy", 1},    {"ixz", 1},      {"iyy", 1},       {"iyz", 1},        {"izz", 1},
+      {"radius", 1},  {"length", 1}, {"lower", 1},    {"upper", 1},     {"effort", 1},     {"velocity", 1},
+      {"damping", 1}, {"friction", 1}, {"multiplier", 1}, {"offset", 1}};
+  return m;
+}
+
+void checkNumbers(const XMLElement* e, const std::string& file) {
+  for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a != nullptr; a = a->Next()) {
+    const auto it = numericAttributes().find(a->Name());
+    if (it == numericAttributes().end()) continue;
+    if (!detail::parseDoubles(a->Value(), it->second)) {
+      std::ostringstream os;
+      os << "attribute '" << a->Name() << "' of <" << e->Name() << "> must be " << it->second << " finite number"
+         << (it->second > 1 ? "s" : "") << ", got '" << a->Value() << "'";
+      throw ImportError(file, e->GetLineNum(), os.str());
+    }
+  }
+  for (const XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) checkNumbers(c, file);
+}
+
+struct Importer {
+  World& world;
+  const ImportOptions& options;
+  std::string file;
+  detail::ResourceResolver resolver;
+  ImportReport report;
+  UrdfGraph graph;
+  std::map<std::string, Link> links;
+  std::string worldLink;  // name of the link standing for the world ("world"), or empty
+
+  Importer(World& w, const ImportOptions& o, std::string f, const fs::path& base)
+      : world(w), options(o), file(std::move(f)), resolver(o, base, false) {
+    report.file = file;
+    report.format = "urdf";
+  }
+
+  int linkLine(const std::string& name) const {
+    const auto it = graph.linkIndex.find(name);
+    return it == graph.linkIndex.end() ? 0 : graph.links[static_cast<std::size_t>(it->second)].line;
+  }
+  int jointLine(const std::string& name) const {
+    const auto it = graph.jointIndex.find(name);
+    return it == graph.jointIndex.end() ? 0 : graph.joints[static_cast<std::size_t>(it->second)].line;
+  }
+  void ignore(int line, const std::string& message) { report.ignored.push_back(ReportEntry{file, line, message}); }
+  void warn(int line, const std::string& message) { report.warnings.push_back(ReportEntry{file, line, message}); }
+
+  // Elements outside the model proper, and children of links and joints that
+  // the engine has no use for.
+  void noteIgnoredElements(const XMLElement* robot) {
+    static const std::set<std::string> topKnown{"link", "joint", "loop_joint", "material"};
+    for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      if (topKnown.count(tag) == 0) {
+        std::string what = "<" + tag + ">";
+        if (const char* n = e->Attribute("name")) what += " '" + std::string(n) + "'";
+        if (tag == "gazebo") {
+          const char* ref = e->Attribute("reference");
+          what = std::string("<gazebo") + (ref != nullptr ? " reference='" + std::string(ref) + "'" : "") + ">";
+        }
+        ignore(e->GetLineNum(), what + " not imported (no equivalent in the engine)");
+        continue;
+      }
+      if (tag != "joint") continue;
+      for (const char* child : {"safety_controller", "calibration"}) {
+        if (const XMLElement* c = e->FirstChildElement(child)) {
+          ignore(c->GetLineNum(), "<" + std::string(child) + "> of joint '" + std::string(e->Attribute("name")) +
+                                      "' not imported");
+        }
+      }
+    }
+  }
+
+  // The tree (cut joints and <loop_joint>s removed) through urdfdom.
+  urdf::ModelInterfaceSharedPtr parseTree(const tinyxml2::XMLDocument& doc) {
+    std::set<const XMLElement*> skip;
+    for (const detail::UrdfCut& c : graph.cuts) skip.insert(graph.joints[static_cast<std::size_t>(c.joint)].element);
+    TreePrinter printer(std::move(skip));
+    doc.Accept(&printer);
+    const std::string tree(printer.CStr());
+    CollectingHandler handler;
+    urdf::ModelInterfaceSharedPtr model;
+    {
+      std::lock_guard<std::mutex> lock(g_urdfdomMutex);
+      console_bridge::useOutputHandler(&handler);
+      try {
+        model = urdf::parseURDF(tree);
+      } catch (const std::exception& e) {
+        handler.messages += (handler.messages.empty() ? "" : "; ") + std::string(e.what());
+      }
+      console_bridge::restorePreviousOutputHandler();
+    }
+    if (!model) {
+      // urdfdom names the element in brackets ("Joint [j] is of type ..."): use its line.
+      int line = graph.robotLine;
+      const std::size_t open = handler.messages.find('[');
+      const std::size_t close = handler.messages.find(']', open);
+      if (open != std::string::npos && close != std::string::npos) {
+        const std::string name = handler.messages.substr(open + 1, close - open - 1);
+        if (const int l = jointLine(name); l > 0) line = l;
+        else if (const int k = linkLine(name); k > 0) line = k;
+      }
+      throw ImportError(file, line,
+                        "the URDF parser rejected the model: " +
+                            (handler.messages.empty() ? std::string("no reason given") : handler.messages));
+    }
+    return model;
+  }
+
+  Inertia inertiaOf(const urdf::Link& l) {
+    Inertia in;
+    in.mass = 0.0;
+    in.com.setZero();
+    in.rotational.setZero();
+    if (!l.inertial) return in;
+    const urdf::Inertial& u = *l.inertial;
+    Matrix3d I;
+    I << u.ixx, u.ixy, u.ixz, u.ixy, u.iyy, u.iyz, u.ixz, u.iyz, u.izz;
+    const Isometry3d X = toIsometry(u.origin);
+    in.mass = u.mass;
+    in.com = X.translation();
+    in.rotational = X.linear() * I * X.linear().transpose();
+    detail::checkInertia(in, "link '" + l.name + "'", file, linkLine(l.name));
+    const Matrix3d before = in.rotational;
+    if (detail::repairInertia(in)) {
+      std::ostringstream os;
+      os << "link '" << l.name << "': principal moments " << Eigen::SelfAdjointEigenSolver<Matrix3d>(before).eigenvalues().transpose()
+         << " violate the triangle inequality; raised to " << Eigen::SelfAdjointEigenSolver<Matrix3d>(in.rotational).eigenvalues().transpose();
+      warn(linkLine(l.name), os.str());
+    }
+    return in;
+  }
+
+  std::optional<Geometry> geometryOf(const urdf::Geometry& g, const std::string& what, int line, bool collision,
+                                     bool onWorld) {
+    switch (g.type) {
+      case urdf::Geometry::SPHERE:
+        return Geometry::sphere(dynamic_cast<const urdf::Sphere&>(g).radius);
+      case urdf::Geometry::BOX: {
+        const auto& b = dynamic_cast<const urdf::Box&>(g);
+        return Geometry::box(toEigen(b.dim));
+      }
+      case urdf::Geometry::CYLINDER: {
+        const auto& c = dynamic_cast<const urdf::Cylinder&>(g);
+        return Geometry::cylinder(c.radius, c.length);
+      }
+      case urdf::Geometry::MESH: {
+        const auto& m = dynamic_cast<const urdf::Mesh&>(g);
+        if (!options.loadMeshes) {
+          ignore(line, what + ": mesh '" + m.filename + "' not loaded (meshes are off)");
+          return std::nullopt;
+        }
+        std::string why;
+        const std::optional<fs::path> path = resolver.resolve(m.filename, &why);
+        if (!path) {
+          if (collision) throw ImportError(file, line, what + ": cannot find mesh '" + m.filename + "': " + why);
+          warn(line, what + ": mesh '" + m.filename + "' skipped: " + why);
+          return std::nullopt;
+        }
+        try {
+          Geometry geom = detail::meshGeometry(*path, toEigen(m.scale), collision && !onWorld);
+          ++report.numMeshesLoaded;
+          return geom;
+        } catch (const Error& e) {
+          if (collision) throw ImportError(file, line, what + ": mesh '" + path->string() + "': " + e.what());
+          warn(line, what + ": mesh '" + path->string() + "' skipped: " + e.what());
+          return std::nullopt;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  void addShapes(const urdf::Link& l, const Frame& owner, bool onWorld) {
+    const int line = linkLine(l.name);
+    for (std::size_t i = 0; i < l.visual_array.size(); ++i) {
+      const urdf::Visual& v = *l.visual_array[i];
+      const std::string what = "visual " + std::to_string(i) + " of link '" + l.name + "'";
+      if (!v.geometry) continue;
+      const std::optional<Geometry> g = geometryOf(*v.geometry, what, line, false, onWorld);
+      if (!g) continue;
+      VisualShapeOptions o;
+      o.name = l.name + "/visual" + (v.name.empty() ? std::to_string(i) : ":" + v.name);
+      o.geometry = *g;
+      o.pose = toIsometry(v.origin);
+      if (v.material) {
+        const urdf::Color& c = v.material->color;
+        o.color = Vector4d(c.r, c.g, c.b, c.a);
+        if (!v.material->texture_filename.empty()) {
+          ignore(line, what + ": texture '" + v.material->texture_filename + "' not imported (colour used)");
+        }
+      } else if (g->type == GeometryType::TriangleMesh || g->type == GeometryType::ConvexMesh) {
+        const auto mesh = detail::loadMesh(g->meshFile);
+        if (mesh->color) o.color = *mesh->color;
+      }
+      world.addVisualShape(owner, o);
+    }
+    for (std::size_t i = 0; i < l.collision_array.size(); ++i) {
+      const urdf::Collision& c = *l.collision_array[i];
+      const std::string what = "collision " + std::to_string(i) + " of link '" + l.name + "'";
+      if (!c.geometry) continue;
+      const std::optional<Geometry> g = geometryOf(*c.geometry, what, line, true, onWorld);
+      if (!g) continue;
+      CollisionShapeOptions o;
+      o.name = l.name + "/collision" + (c.name.empty() ? std::to_string(i) : ":" + c.name);
+      o.geometry = *g;
+      o.pose = toIsometry(c.origin);
+      world.addCollisionShape(owner, o);
+    }
+  }
+
+  JointSpec jointSpecOf(const urdf::Joint& j) {
+    const int line = jointLine(j.name);
+    JointSpec s;
+    s.name = j.name;
+    s.parentOffset = toIsometry(j.parent_to_joint_origin_transform);
+    s.childOffset = Isometry3d::Identity();
+    Vector3d axis = toEigen(j.axis);
+    const bool needsAxis = j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
+                           j.type == urdf::Joint::PRISMATIC || j.type == urdf::Joint::PLANAR;
+    if (needsAxis && !(axis.norm() > 1e-12)) throw ImportError(file, line, "joint '" + j.name + "' has a zero axis");
+    switch (j.type) {
+      case urdf::Joint::REVOLUTE:
+      case urdf::Joint::CONTINUOUS:
+        s.type = JointType::Revolute;
+        s.axis = axis.normalized();
+        break;
+      case urdf::Joint::PRISMATIC:
+        s.type = JointType::Prismatic;
+        s.axis = axis.normalized();
+        break;
+      case urdf::Joint::FIXED:
+        s.type = JointType::Weld;
+        break;
+      case urdf::Joint::FLOATING:
+        s.type = JointType::Free;
+        break;
+      case urdf::Joint::PLANAR: {
+        // URDF gives the plane's normal; the engine's planar joint takes two
+        // in-plane axes (and rotates about their cross product, the normal).
+        const Matrix3d R = detail::rotationWithZAlong(axis);
+        s.type = JointType::Planar;
+        s.axis = R.col(0);
+        s.axis2 = R.col(1);
+        break;
+      }
+      default:
+        throw ImportError(file, line, "joint '" + j.name + "' has an unknown type");
+    }
+    const int n = numDofs(s.type);
+    if (j.dynamics && n == 1) {
+      if (j.dynamics->damping < 0.0 || j.dynamics->friction < 0.0) {
+        throw ImportError(file, line, "joint '" + j.name + "': damping and friction must be ≥ 0");
+      }
+      if (j.dynamics->damping > 0.0) s.damping = VectorXd::Constant(1, j.dynamics->damping);
+      if (j.dynamics->friction > 0.0) s.coulombFriction = VectorXd::Constant(1, j.dynamics->friction);
+    }
+    if (j.limits && n == 1) {
+      const urdf::JointLimits& L = *j.limits;
+      if (j.type != urdf::Joint::CONTINUOUS && !(L.lower == 0.0 && L.upper == 0.0)) {
+        if (L.lower > L.upper) {
+          std::ostringstream os;
+          os << "joint '" << j.name << "': lower limit " << L.lower << " is above the upper limit " << L.upper;
+          throw ImportError(file, line, os.str());
+        }
+        s.positionLowerLimits = VectorXd::Constant(1, L.lower);
+        s.positionUpperLimits = VectorXd::Constant(1, L.upper);
+      }
+      if (L.velocity > 0.0) {
+        s.velocityLimits = VectorXd::Constant(1, L.velocity);
+      } else {
+        ignore(line, "joint '" + j.name + "': velocity limit " + std::to_string(L.velocity) + " read as no limit");
+      }
+      if (L.effort > 0.0) {
+        s.effortLimits = VectorXd::Constant(1, L.effort);
+      } else {
+        ignore(line, "joint '" + j.name + "': effort limit " + std::to_string(L.effort) + " read as no limit");
+      }
+    }
+    return s;
+  }
+
+  Link addLinkFor(Multibody& mb, const urdf::Link& l, const std::optional<Link>& parent, const JointSpec& joint) {
+    LinkOptions lo;
+    lo.name = l.name;
+    lo.inertia = inertiaOf(l);
+    try {
+      Link link = parent ? mb.addLink(lo, *parent, joint) : mb.addLink(lo, joint);
+      links.emplace(l.name, link);
+      addShapes(l, link, false);
+      return link;
+    } catch (const ImportError&) {
+      throw;
+    } catch (const Error& e) {
+      throw ImportError(file, joint.name.empty() ? linkLine(l.name) : jointLine(joint.name),
+                        "link '" + l.name + "': " + e.what());
+    }
+  }
+
+  void buildTree(const urdf::ModelInterface& model) {
+    const std::string rootName = graph.links[static_cast<std::size_t>(graph.root)].name;
+    const urdf::LinkConstSharedPtr root = model.getLink(rootName);
+    // A root called "world" without mass stands for the world itself (the
+    // convention of Gazebo and many ROS descriptions).
+    const bool rootIsWorld = rootName == "world" && (!root->inertial || root->inertial->mass == 0.0);
+    std::vector<std::pair<urdf::LinkConstSharedPtr, JointSpec>> roots;
+    if (rootIsWorld) {
+      worldLink = rootName;
+      addShapes(*root, Frame::World(), true);
+      for (const urdf::JointSharedPtr& j : root->child_joints) {
+        JointSpec s = jointSpecOf(*j);
+        if (options.root == RootAttachment::Floating && s.type != JointType::Free) {
+          ignore(jointLine(j->name), "joint '" + j->name + "' to 'world' replaced by a free joint (floating base)");
+          const Isometry3d X = s.parentOffset;
+          s = JointSpec::free().named(j->name);
+          s.parentOffset = X;
+        }
+        roots.emplace_back(model.getLink(j->child_link_name), s);
+      }
+    } else {
+      JointSpec s = options.root == RootAttachment::Floating ? JointSpec::free() : JointSpec::weld();
+      s.name = options.root == RootAttachment::Floating ? "root_free" : "root_weld";
+      roots.emplace_back(root, s);
+    }
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      const std::string mbName = r == 0 ? graph.robotName : graph.robotName + ":" + roots[r].first->name;
+      Multibody mb = world.addMultibody(mbName);
+      // Neighbouring meshes of a robot overlap; like Gazebo and MuJoCo, links
+      // of one model do not collide with each other unless asked to.
+      mb.setSelfCollision(false);
+      const bool floatingRoot = roots[r].second.type == JointType::Free;
+      const Isometry3d rootPose = roots[r].second.parentOffset;
+      JointSpec rootJoint = roots[r].second;
+      if (floatingRoot) rootJoint.parentOffset = Isometry3d::Identity();
+      Link rootLink = addLinkFor(mb, *roots[r].first, std::nullopt, rootJoint);
+      if (floatingRoot && !rootPose.isApprox(Isometry3d::Identity())) {
+        // The free joint's coordinates carry the initial pose: [p, quaternion xyzw].
+        VectorXd q = rootLink.getParentJoint().getPositions();
+        const Eigen::Quaterniond Q(rootPose.linear());
+        q << rootPose.translation(), Q.x(), Q.y(), Q.z(), Q.w();
+        rootLink.getParentJoint().setPositions(q);
+      }
+      // Breadth first below this root.
+      std::vector<urdf::LinkConstSharedPtr> queue{roots[r].first};
+      for (std::size_t k = 0; k < queue.size(); ++k) {
+        const urdf::LinkConstSharedPtr parent = queue[k];
+        for (const urdf::JointSharedPtr& j : parent->child_joints) {
+          const urdf::LinkConstSharedPtr child = model.getLink(j->child_link_name);
+          addLinkFor(mb, *child, links.at(parent->name), jointSpecOf(*j));
+          queue.push_back(child);
+        }
+      }
+    }
+  }
+
+  Frame frameOf(const std::string& link) const {
+    if (link == worldLink) return Frame::World();
+    return links.at(link);
+  }
+
+  void cutLoops() {
+    for (const detail::UrdfCut& c : graph.cuts) {
+      const detail::UrdfJointNode& n = graph.joints[static_cast<std::size_t>(c.joint)];
+      const XMLElement* e = n.element;
+      CutJoint cut;
+      cut.name = n.name;
+      cut.fileType = n.type;
+      cut.line = n.line;
+      cut.parent = frameOf(n.parent);
+      cut.child = frameOf(n.child);
+      auto pose = [&](const XMLElement* o) {
+        if (o == nullptr) return Isometry3d::Identity();
+        const auto xyz = detail::parseDoubles(o->Attribute("xyz") ? o->Attribute("xyz") : "0 0 0", 3);
+        const auto rpy = detail::parseDoubles(o->Attribute("rpy") ? o->Attribute("rpy") : "0 0 0", 3);
+        return detail::poseFromXyzRpy(Vector3d((*xyz)[0], (*xyz)[1], (*xyz)[2]), Vector3d((*rpy)[0], (*rpy)[1], (*rpy)[2]));
+      };
+      if (e->FirstChildElement("link1") != nullptr) {
+        cut.jointInParent = pose(e->FirstChildElement("link1"));
+        cut.jointInChild = pose(e->FirstChildElement("link2"));
+      } else {
+        cut.jointInParent = pose(e->FirstChildElement("origin"));
+        cut.jointInChild = Isometry3d::Identity();
+      }
+      if (const XMLElement* a = e->FirstChildElement("axis")) {
+        const auto xyz = detail::parseDoubles(a->Attribute("xyz") ? a->Attribute("xyz") : "1 0 0", 3);
+        cut.axis = Vector3d((*xyz)[0], (*xyz)[1], (*xyz)[2]);
+      } else {
+        cut.axis = Vector3d::UnitX();  // the URDF default axis
+      }
+      if (n.type == "floating") {
+        ignore(n.line, "loop-closing joint '" + n.name + "' is floating: it constrains nothing and is dropped");
+        continue;
+      }
+      const std::optional<LoopClosureFamily> family = detail::closureFamilyForJointType(n.type);
+      if (!family) {
+        throw ImportError(file, n.line,
+                          "joint '" + n.name + "' closes a loop but its type '" + n.type +
+                              "' has no loop-closure equivalent (revolute, continuous, prismatic or fixed)");
+      }
+      detail::addCutClosure(world, cut, *family, c.reason, file, report);
+      if (e->FirstChildElement("mimic") != nullptr) {
+        ignore(n.line, "<mimic> of loop-closing joint '" + n.name + "' not imported (the joint is a closure)");
+      }
+    }
+  }
+
+  void addCouplers(const urdf::ModelInterface& model) {
+    for (const int ji : graph.treeJoints) {
+      const std::string& name = graph.joints[static_cast<std::size_t>(ji)].name;
+      const urdf::JointConstSharedPtr j = model.getJoint(name);
+      if (!j || !j->mimic) continue;
+      const int line = jointLine(name);
+      const std::string& leaderName = j->mimic->joint_name;
+      const urdf::JointConstSharedPtr leaderJoint = model.getJoint(leaderName);
+      if (!leaderJoint) {
+        throw ImportError(file, line, "joint '" + name + "' mimics '" + leaderName + "', which is not a tree joint");
+      }
+      const Joint follower = links.at(j->child_link_name).getParentJoint();
+      const Joint leader = links.at(leaderJoint->child_link_name).getParentJoint();
+      if (follower.numDofs() != 1 || leader.numDofs() != 1) {
+        // Reduced models weld joints but keep their <mimic> tags.
+        ignore(line, "<mimic> of joint '" + name + "' (mimicking '" + leaderName + "') not imported: " +
+                         (follower.numDofs() != 1 ? "'" + name + "'" : "'" + leaderName + "'") + " is a " +
+                         std::string(toString((follower.numDofs() != 1 ? follower : leader).type())) + " joint");
+        continue;
+      }
+      JointCouplerSpec spec;
+      spec.leader = leader;
+      spec.follower = follower;
+      spec.ratio = j->mimic->multiplier;
+      spec.offset = j->mimic->offset;
+      try {
+        world.addJointCoupler(name, spec);
+      } catch (const Error& e) {
+        throw ImportError(file, line, "<mimic> of joint '" + name + "': " + e.what());
+      }
+      report.couplers.push_back(CouplerMade{name, leaderName, name, spec.ratio, spec.offset, line});
+    }
+  }
+
+  ImportReport run(const std::string& text) {
+    tinyxml2::XMLDocument doc;
+    graph = detail::analyzeUrdfText(doc, text, file);
+    const XMLElement* robot = doc.RootElement();
+    for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      if (tag == "link" || tag == "joint" || tag == "loop_joint" || tag == "material") checkNumbers(e, file);
+    }
+    noteIgnoredElements(robot);
+    const urdf::ModelInterfaceSharedPtr model = parseTree(doc);
+    buildTree(*model);
+    cutLoops();
+    addCouplers(*model);
+    detail::warnMasslessLinks(world, file, report);
+    if (options.addGroundPlane) world.addGroundPlane();
+    detail::assembleClosures(world, options, file, report);
+    return report;
+  }
+};
+
+}  // namespace
+
+ImportReport importUrdfFromString(World& world, const std::string& text, const std::string& sourceName,
+                                  const fs::path& baseDirectory, const ImportOptions& options) {
+  return detail::guardedImport(world, sourceName, [&] {
+    Importer importer(world, options, sourceName, baseDirectory);
+    return importer.run(text);
+  });
+}
+
+ImportReport importUrdf(World& world, const fs::path& file, const ImportOptions& options) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ImportError(file.string(), 0, "cannot read the file");
+  return importUrdfFromString(world, text.str(), file.string(), file.parent_path(), options);
+}
+
+}  // namespace articula::io
