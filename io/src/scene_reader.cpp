@@ -1,4 +1,5 @@
 // Reads the native scene format (see scene_file.hpp, docs/scene-format.md).
+#include "import_common.hpp"
 #include "scene_common.hpp"
 
 #include <articula/io/scene_file.hpp>
@@ -27,7 +28,8 @@ using tinyxml2::XMLElement;
 
 class Reader {
  public:
-  Reader(World& world, std::string source) : m_world(world), m_source(std::move(source)) {}
+  Reader(World& world, std::string source, std::filesystem::path base)
+      : m_world(world), m_source(std::move(source)), m_base(std::move(base)) {}
 
   void run(const std::string& text) {
     tinyxml2::XMLDocument doc;
@@ -335,6 +337,17 @@ class Reader {
     if (type == "capsule") return Geometry::capsule(number(e, "radius"), number(e, "length"));
     if (type == "cylinder") return Geometry::cylinder(number(e, "radius"), number(e, "length"));
     if (type == "plane") return Geometry::plane();
+    if ((type == "convex_mesh" || type == "triangle_mesh") && e->Attribute("file") != nullptr) {
+      std::filesystem::path file = text(e, "file");
+      if (file.is_relative()) file = m_base / file;
+      const Vector3d scale = e->Attribute("scale") != nullptr ? vector3(e, "scale") : Vector3d::Ones();
+      if (!std::filesystem::is_regular_file(file)) fail(e, "mesh file '" + file.string() + "' does not exist");
+      try {
+        return detail::meshGeometry(file, scale, type == "convex_mesh");
+      } catch (const Error& err) {
+        fail(e, "mesh file '" + file.string() + "': " + err.what());
+      }
+    }
     if (type == "convex_mesh" || type == "triangle_mesh") {
       const auto v = numbers(e, "vertices");
       if (v.size() % 3 != 0) fail(e, "attribute 'vertices': expected x y z triples");
@@ -466,17 +479,19 @@ class Reader {
 
   World& m_world;
   std::string m_source;
+  std::filesystem::path m_base;
   std::vector<StateEntry> m_states;
 };
 
 }  // namespace
 
-void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName) {
+void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName,
+                         const std::filesystem::path& baseDirectory) {
   if (world.isSimulationMode() || world.numMultibodies() + world.numRigidBodies() + world.numFrames() > 0) {
     throw LifecycleError("loadScene needs an empty World in design mode");
   }
   try {
-    Reader(world, sourceName).run(text);
+    Reader(world, sourceName, baseDirectory).run(text);
   } catch (...) {
     world.clear();
     throw;
@@ -488,7 +503,7 @@ void loadScene(World& world, const std::filesystem::path& file) {
   if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
   std::ostringstream text;
   text << in.rdbuf();
-  loadSceneFromString(world, text.str(), file.string());
+  loadSceneFromString(world, text.str(), file.string(), file.parent_path());
 }
 
 }  // namespace articula::io

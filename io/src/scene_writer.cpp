@@ -5,6 +5,8 @@
 
 #include <tinyxml2.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <limits>
 
@@ -16,7 +18,7 @@ using tinyxml2::XMLElement;
 
 class Writer {
  public:
-  explicit Writer(const World& world) : m_world(world) {}
+  Writer(const World& world, std::filesystem::path meshBase) : m_world(world), m_meshBase(std::move(meshBase)) {}
 
   std::string run() {
     doc.InsertEndChild(doc.NewDeclaration());
@@ -180,7 +182,9 @@ class Writer {
     e->SetAttribute("owner", frameName(s.getOwner()).c_str());
     const Geometry& g = s.getGeometry();
     XMLElement* ge = child(e, "geometry");
-    ge->SetAttribute("type", std::string(toString(g.type)).c_str());
+    std::string type(toString(g.type));  // "convex mesh" → "convex_mesh"
+    std::replace(type.begin(), type.end(), ' ', '_');
+    ge->SetAttribute("type", type.c_str());
     switch (g.type) {
       case GeometryType::Box:
       case GeometryType::Ellipsoid:
@@ -198,6 +202,11 @@ class Writer {
         break;
       case GeometryType::ConvexMesh:
       case GeometryType::TriangleMesh: {
+        if (!g.meshFile.empty()) {
+          ge->SetAttribute("file", meshPath(g.meshFile).c_str());
+          ge->SetAttribute("scale", formatNumbers(g.meshScale).c_str());
+          break;
+        }
         std::string vertices;
         for (const auto& p : g.vertices) vertices += (vertices.empty() ? "" : " ") + formatNumbers(p);
         ge->SetAttribute("vertices", vertices.c_str());
@@ -268,16 +277,28 @@ class Writer {
   tinyxml2::XMLDocument doc;
   VectorXd q, v, tau;
   StateSpace space;
+  std::filesystem::path m_meshBase;
+
+  // A mesh file as the scene refers to it: relative to the scene's folder
+  // when there is one, in generic (forward slash) form.
+  std::string meshPath(const std::string& file) const {
+    if (m_meshBase.empty()) return std::filesystem::path(file).generic_string();
+    std::error_code ec;
+    const std::filesystem::path rel = std::filesystem::relative(file, m_meshBase, ec);
+    return (ec || rel.empty() ? std::filesystem::path(file) : rel).generic_string();
+  }
 };
 
 }  // namespace
 
-std::string sceneToString(const World& world) {
-  return Writer(world).run();
+std::string sceneToString(const World& world, const std::filesystem::path& meshBase) {
+  return Writer(world, meshBase).run();
 }
 
 void saveScene(const World& world, const std::filesystem::path& file) {
-  const std::string text = sceneToString(world);
+  std::error_code ec;
+  std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
+  const std::string text = sceneToString(world, ec ? file.parent_path() : folder);
   std::ofstream out(file, std::ios::binary);
   if (!out) throw ImportError(file.string(), 0, "cannot open the file for writing");
   out << text;

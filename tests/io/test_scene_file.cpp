@@ -185,6 +185,26 @@ class TestSceneFile : public QObject {
     QCOMPARE(w.numShapes(), std::size_t{0});
     QCOMPARE(w.numLoopClosures(), std::size_t{0});
   }
+
+  void inlineMeshesRoundTrip() {
+    // Meshes built in code (no file) are written inline.
+    World world;
+    const std::vector<Vector3d> tetra{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    RigidBody body = world.addRigidBody("tetra");
+    CollisionShapeOptions c;
+    c.geometry = Geometry::convexMesh(tetra);
+    body.addCollisionShape(c);
+    VisualShapeOptions v;
+    v.geometry = Geometry::triangleMesh(tetra, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}});
+    body.addVisualShape(v);
+    const std::string first = io::sceneToString(world);
+    QVERIFY(first.find("type=\"convex_mesh\"") != std::string::npos);
+    QVERIFY(first.find("type=\"triangle_mesh\"") != std::string::npos);
+    World loaded;
+    EXPECT_NO_THROW(io::loadSceneFromString(loaded, first));
+    QCOMPARE(io::sceneToString(loaded), first);
+    QCOMPARE(loaded.getRigidBody("tetra")->getVisualShapes().front().getGeometry().triangles.size(), std::size_t{4});
+  }
 };
 
 QTEST_APPLESS_MAIN(TestSceneFile)

@@ -177,6 +177,46 @@ class TestUrdfImport : public QObject {
     QVERIFY(visualMeshes > 0);
   }
 
+  void exportRefersToMeshFiles() {
+    const fs::path ur5 = kRobots / "ur_description" / "urdf" / "ur5_robot.urdf";
+    if (!fs::exists(ur5)) QSKIP("../shared/models/example-robot-data is absent");
+    World world;
+    io::importUrdf(world, ur5, modelOptions());
+    QTemporaryDir dir;
+    const fs::path scene = fs::path(dir.path().toStdString()) / "ur5.articula";
+    io::saveScene(world, scene);
+    const std::string text = readFile(scene);
+    // References to the mesh files, relative to the scene, no inline vertices.
+    QVERIFY(text.find("file=\"../") != std::string::npos);
+    QVERIFY(text.find("vertices=") == std::string::npos);
+    QVERIFY(text.size() < 200000);
+    World loaded;
+    EXPECT_NO_THROW(io::loadScene(loaded, scene));
+    QCOMPARE(io::sceneToString(loaded, scene.parent_path()), text);
+    QCOMPARE(loaded.numShapes(), world.numShapes());
+    const auto shapesOf = [](const World& w) {
+      std::vector<std::size_t> n;
+      for (const Link& l : w.getMultibodies().front().getLinks()) {
+        for (const Shape& s : l.getCollisionShapes()) n.push_back(s.getGeometry().vertices.size());
+        for (const Shape& s : l.getVisualShapes()) n.push_back(s.getGeometry().vertices.size());
+      }
+      return n;
+    };
+    QVERIFY(shapesOf(loaded) == shapesOf(world));
+  }
+
+  void importedLoopsSurviveTheSceneFormat() {
+    World world;
+    io::importUrdf(world, kData / "four_bar_unassembled.urdf");
+    useRk4(world);
+    World loaded;
+    EXPECT_NO_THROW(io::loadSceneFromString(loaded, io::sceneToString(world)));
+    QCOMPARE(io::sceneToString(loaded), io::sceneToString(world));
+    world.step(300);
+    loaded.step(300);
+    QVERIFY(loaded.getPositions() == world.getPositions());
+  }
+
   // ---- closed loops -------------------------------------------------------
 
   void linkWithTwoParentsIsCut() {

@@ -30,15 +30,20 @@ class ImportError : public Error {
   int m_line = 0;
 };
 
-/// The scene as text (meshes are written inline as vertices and triangles).
-std::string sceneToString(const World& world);
-/// Writes the scene. @throws ImportError when the file cannot be written.
+/// The scene as text. Meshes read from files are written as references to
+/// those files (relative to `meshBase` when given, absolute otherwise) with
+/// their scale; other meshes inline as vertices and triangles.
+std::string sceneToString(const World& world, const std::filesystem::path& meshBase = {});
+/// Writes the scene; mesh paths are relative to the file's folder.
+/// @throws ImportError when the file cannot be written.
 void saveScene(const World& world, const std::filesystem::path& file);
 
 /// Reads a scene into `world`, which must be empty and in design mode. On
 /// failure the world is cleared again (nothing half-built) and ImportError
 /// names the source, the line and the problem.
-void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName = "<string>");
+/// Relative mesh paths resolve against `baseDirectory`.
+void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName = "<string>",
+                         const std::filesystem::path& baseDirectory = {});
 void loadScene(World& world, const std::filesystem::path& file);
 
 }  // namespace articula::io
