@@ -17,6 +17,7 @@ full_pkgs=(
   libopenscenegraph-dev libimgui-dev libgl-dev
   libqt6opengl6-dev qt6-base-dev-tools
   xvfb xauth
+  clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
 )
 
 pkgs=("${full_pkgs[@]}")
