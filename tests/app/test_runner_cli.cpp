@@ -1,0 +1,513 @@
+// articula-run end to end: the command-line contract of README.md
+// ("Headless runner"), exercised by running the built executable.
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+namespace {
+
+struct RunResult {
+  int exitCode = -1;
+  bool crashed = false;
+  QString out;
+  QString err;
+};
+
+RunResult runTool(const QStringList& args) {
+  QProcess p;
+  p.setProgram(QStringLiteral(ARTICULA_RUN_EXE));
+  p.setArguments(args);
+  p.start();
+  RunResult r;
+  if (!p.waitForStarted(30000) || !p.waitForFinished(300000)) {
+    p.kill();
+    p.waitForFinished();
+    r.crashed = true;
+    r.err = QStringLiteral("did not finish: ") + p.errorString();
+    return r;
+  }
+  r.crashed = p.exitStatus() != QProcess::NormalExit;
+  r.exitCode = p.exitCode();
+  r.out = QString::fromUtf8(p.readAllStandardOutput());
+  r.err = QString::fromUtf8(p.readAllStandardError());
+  return r;
+}
+
+QString describe(const RunResult& r) {
+  return QStringLiteral("exit %1%2\n--- stdout\n%3--- stderr\n%4")
+      .arg(r.exitCode)
+      .arg(r.crashed ? QStringLiteral(" (crashed)") : QString())
+      .arg(r.out, r.err);
+}
+
+QString sourcePath(const QString& relative) { return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative; }
+
+struct Csv {
+  QStringList header;
+  QList<QList<double>> rows;
+  QString text;
+  int column(const QString& name) const { return static_cast<int>(header.indexOf(name)); }
+};
+
+Csv readCsv(const QString& path) {
+  Csv csv;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return csv;
+  csv.text = QString::fromUtf8(f.readAll());
+  QStringList lines = csv.text.split(QLatin1Char('\n'));
+  if (!lines.isEmpty() && lines.last().isEmpty()) lines.removeLast();
+  if (lines.isEmpty()) return csv;
+  csv.header = lines.takeFirst().split(QLatin1Char(','));
+  for (const QString& line : lines) {
+    QList<double> row;
+    for (const QString& field : line.split(QLatin1Char(','))) {
+      bool ok = false;
+      row.append(field.toDouble(&ok));
+      if (!ok) row.last() = std::nan("");
+    }
+    csv.rows.append(row);
+  }
+  return csv;
+}
+
+bool writeFile(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  return f.write(text) == text.size();
+}
+
+QByteArray readFile(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// One rod on a revolute joint about y, released from `q`.
+QByteArray pendulumLink(const char* link, const char* joint, const char* q, const char* jointExtra = "") {
+  return QByteArray("        <link name=\"") + link +
+         "\">\n"
+         "            <inertia mass=\"1\" com=\"0 0 -0.5\" rotational=\"0.02 0 0 0 0.02 0 0 0 0.001\"/>\n"
+         "            <joint name=\"" +
+         joint + "\" type=\"revolute\" axis=\"0 1 0\"" + jointExtra +
+         ">\n"
+         "                <parent_offset translation=\"0 0 1\" rotation=\"1 0 0 0 1 0 0 0 1\"/>\n"
+         "                <child_offset translation=\"0 0 0\" rotation=\"1 0 0 0 1 0 0 0 1\"/>\n"
+         "            </joint>\n"
+         "            <state q=\"" +
+         q +
+         "\" v=\"0\" tau=\"0\"/>\n"
+         "        </link>\n";
+}
+
+QByteArray pendulumScene(const char* options, const char* jointExtra = "") {
+  return QByteArray(
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<articula version=\"1\">\n"
+             "    <options ") +
+         options +
+         "/>\n"
+         "    <multibody name=\"pendulum\" self_collision=\"false\">\n" +
+         pendulumLink("rod", "hinge", "0.7", jointExtra) +
+         "    </multibody>\n"
+         "</articula>\n";
+}
+
+const QRegularExpression kSummary(QStringLiteral(R"(^steps=(\d+) sim_time=\S+ wall_time=\S+ us_per_step=\S+ rtf=\S+)"));
+
+const char* const kUr5 = "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
+
+}  // namespace
+
+class TestRunnerCli : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir m_dir;
+  QString tmp(const QString& name) const { return m_dir.filePath(name); }
+
+  // Skips the URDF cases when the models are absent or the importer is not there yet.
+  bool urdfAvailable(QString* why) {
+    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    if (!QFile::exists(models + "/" + kUr5)) {
+      *why = QStringLiteral("example-robot-data not found under ") + models;
+      return false;
+    }
+    const RunResult r = runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"),
+                                 models});
+    if (r.exitCode == 2 && r.err.contains(QStringLiteral("not available yet"))) {
+      *why = QStringLiteral("the URDF importer is not available yet: ") + r.err.trimmed();
+      return false;
+    }
+    return true;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(QStringLiteral(ARTICULA_RUN_EXE)), ARTICULA_RUN_EXE);
+  }
+
+  void fourBarCsv() {
+    const QString csvPath = tmp(QStringLiteral("four_bar.csv"));
+    const RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                                 QStringLiteral("--steps"), QStringLiteral("100"), QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    const QStringList outLines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(outLines.size(), 1);
+    const QRegularExpressionMatch m = kSummary.match(outLines.first());
+    QVERIFY2(m.hasMatch(), qPrintable(outLines.first()));
+    QCOMPARE(m.captured(1), QStringLiteral("100"));
+
+    const Csv csv = readCsv(csvPath);
+    const QStringList expected = {"t",
+                                  "q:crank_joint",
+                                  "q:coupler_joint",
+                                  "q:rocker_joint",
+                                  "v:crank_joint",
+                                  "v:coupler_joint",
+                                  "v:rocker_joint",
+                                  "residual:four_bar_pin"};
+    QCOMPARE(csv.header, expected);
+    QCOMPARE(csv.rows.size(), 101);
+    const int residual = csv.column(QStringLiteral("residual:four_bar_pin"));
+    for (int i = 0; i < csv.rows.size(); ++i) {
+      const QList<double>& row = csv.rows[i];
+      QCOMPARE(row.size(), expected.size());
+      QVERIFY2(std::abs(row[0] - 0.001 * i) <= 1e-12, qPrintable(QStringLiteral("row %1: t = %2").arg(i).arg(row[0])));
+      if (i > 0) QVERIFY(std::abs((row[0] - csv.rows[i - 1][0]) - 0.001) <= 1e-12);
+      QVERIFY2(row[residual] <= 1e-6, qPrintable(QStringLiteral("row %1: residual %2").arg(i).arg(row[residual])));
+      for (double x : row) QVERIFY(std::isfinite(x));
+    }
+    // The crank starts at −1 rad and the four-bar moves under gravity.
+    QCOMPARE(csv.rows[0][1], -1.0);
+    QVERIFY(csv.rows[100][1] != csv.rows[0][1]);
+  }
+
+  void durationAndDt() {
+    const RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                                 QStringLiteral("--duration"), QStringLiteral("0.05"), QStringLiteral("--dt"),
+                                 QStringLiteral("0.0005"), QStringLiteral("--integrator"),
+                                 QStringLiteral("semi-implicit-euler"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.startsWith(QStringLiteral("steps=100 sim_time=0.05")), qPrintable(r.out));
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+  }
+
+  void rigidBodyColumnsAndNoContacts() {
+    const QString scene = sourcePath(QStringLiteral("scenes/box_stack.articula"));
+    const QString withContacts = tmp(QStringLiteral("stack.csv"));
+    const QString without = tmp(QStringLiteral("stack_free.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--duration"), QStringLiteral("0.5"),
+                           QStringLiteral("--csv"), withContacts, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--duration"), QStringLiteral("0.5"),
+                 QStringLiteral("--csv"), without, QStringLiteral("--no-contacts"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const Csv a = readCsv(withContacts);
+    const Csv b = readCsv(without);
+    QCOMPARE(a.header, b.header);
+    QCOMPARE(a.header.size(), 1 + 10 * 7 + 10 * 6);
+    QCOMPARE(a.header[1], QStringLiteral("q:box0:0"));
+    QCOMPARE(a.header[7], QStringLiteral("q:box0:6"));
+    QCOMPARE(a.header[71], QStringLiteral("v:box0:0"));
+    const int z = a.column(QStringLiteral("q:box0:2"));
+    QVERIFY(z > 0);
+    // On the ground the bottom box stays at 0.1 m; without contacts it falls ½ g t² = 1.23 m.
+    QVERIFY2(std::abs(a.rows.last()[z] - 0.1) < 0.01, qPrintable(QString::number(a.rows.last()[z])));
+    QVERIFY2(std::abs(b.rows.last()[z] - (0.1 - 0.5 * 9.81 * 0.25)) < 0.01, qPrintable(QString::number(b.rows.last()[z])));
+  }
+
+  void inspectJson() {
+    const RunResult r = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                                 QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + "\n" + r.out));
+    const QJsonObject root = doc.object();
+    QCOMPARE(root.value("dofs").toInt(), 3);
+    QCOMPARE(root.value("format").toString(), QStringLiteral("articula"));
+    const QJsonArray multibodies = root.value("multibodies").toArray();
+    QCOMPARE(multibodies.size(), 1);
+    const QJsonObject mb = multibodies[0].toObject();
+    QCOMPARE(mb.value("name").toString(), QStringLiteral("four_bar"));
+    const QJsonArray joints = mb.value("joints").toArray();
+    QCOMPARE(joints.size(), 3);
+    const QJsonObject j1 = joints[1].toObject();
+    QCOMPARE(j1.value("name").toString(), QStringLiteral("coupler_joint"));
+    QCOMPARE(j1.value("type").toString(), QStringLiteral("revolute"));
+    QCOMPARE(j1.value("dofs").toInt(), 1);
+    QCOMPARE(j1.value("parent").toString(), QStringLiteral("crank"));
+    QCOMPARE(j1.value("child").toString(), QStringLiteral("coupler"));
+    QCOMPARE(joints[0].toObject().value("parent").toString(), QStringLiteral("world"));
+    QCOMPARE(mb.value("links").toArray().size(), 3);
+    const QJsonArray closures = root.value("loop_closures").toArray();
+    QCOMPARE(closures.size(), 1);
+    const QJsonObject c = closures[0].toObject();
+    QCOMPARE(c.value("name").toString(), QStringLiteral("four_bar_pin"));
+    QCOMPARE(c.value("family").toString(), QStringLiteral("hinge"));
+    QCOMPARE(c.value("frame_a").toString(), QStringLiteral("world"));
+    QCOMPARE(c.value("frame_b").toString(), QStringLiteral("four_bar/rocker"));
+    QVERIFY(c.value("cut_from").isNull());
+    QVERIFY(root.value("couplers").isArray());
+    QVERIFY(root.value("import_report").isObject());
+  }
+
+  void inspectText() {
+    const RunResult r = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/gear_pair.articula"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.contains(QStringLiteral("couplers:")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("DoF")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("import of ")), qPrintable(r.out));
+    const RunResult fb = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula"))});
+    QVERIFY2(fb.exitCode == 0, qPrintable(describe(fb)));
+    for (const char* s : {"crank_joint", "revolute", "four_bar_pin: hinge, world <-> four_bar/rocker", "total: 3 DoF"}) {
+      QVERIFY2(fb.out.contains(QString::fromUtf8(s)), qPrintable(s + QStringLiteral(" missing in\n") + fb.out));
+    }
+  }
+
+  void badInputExitsWith2() {
+    const QString fourBar = sourcePath(QStringLiteral("scenes/four_bar.articula"));
+    RunResult r = runTool({QStringLiteral("run"), tmp(QStringLiteral("missing.articula"))});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY(r.err.contains(QStringLiteral("missing.articula")));
+    QVERIFY(r.out.isEmpty());
+
+    r = runTool({QStringLiteral("run"), fourBar, QStringLiteral("--no-such-option")});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY(r.err.contains(QStringLiteral("--no-such-option")));
+
+    r = runTool({QStringLiteral("frobnicate"), fourBar});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+
+    r = runTool({QStringLiteral("run")});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+
+    for (const QStringList& bad : {QStringList{"--steps", "ten"}, QStringList{"--dt", "-1"},
+                                   QStringList{"--gravity", "0,0"}, QStringList{"--set", "nope=1"},
+                                   QStringList{"--set", "crank_joint=abc"}, QStringList{"--steps", "1", "--duration", "1"},
+                                   QStringList{"--record", tmp(QStringLiteral("x.replay"))}}) {
+      r = runTool(QStringList{QStringLiteral("run"), fourBar} + bad);
+      QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
+      QVERIFY2(!r.err.isEmpty(), qPrintable(bad.join(' ')));
+    }
+    QVERIFY(r.err.contains(QStringLiteral("replay recording is not implemented yet")));
+
+    // Unknown joint type on line 7.
+    const QString malformed = tmp(QStringLiteral("malformed.articula"));
+    QVERIFY(writeFile(malformed, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"rk4\"")
+                                     .replace("type=\"revolute\"", "type=\"banana\"")));
+    for (const char* command : {"run", "inspect"}) {
+      r = runTool({QString::fromUtf8(command), malformed});
+      QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+      QVERIFY2(r.err.contains(malformed + QStringLiteral(":7:")), qPrintable(r.err));
+      QVERIFY2(r.err.contains(QStringLiteral("banana")), qPrintable(r.err));
+    }
+    // Broken XML.
+    const QString broken = tmp(QStringLiteral("broken.articula"));
+    QVERIFY(writeFile(broken, "<?xml version=\"1.0\"?>\n<articula version=\"1\">\n  <multibody name=\"x\">\n</articula>\n"));
+    r = runTool({QStringLiteral("run"), broken});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(QRegularExpression(QRegularExpression::escape(broken) + QStringLiteral(":\\d+:")).match(r.err).hasMatch(),
+             qPrintable(r.err));
+  }
+
+  void divergenceExitsWith3() {
+    // An explicit (RK4) step of 10 ms on a joint spring of 1e12 N·m/rad grows without bound.
+    const QString scene = tmp(QStringLiteral("stiff.articula"));
+    QVERIFY(writeFile(scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.01\" integrator=\"rk4\"",
+                                           " stiffness=\"1e12\"")));
+    const QString csvPath = tmp(QStringLiteral("stiff.csv"));
+    const RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1000"),
+                                 QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 3, qPrintable(describe(r)));
+    QVERIFY2(kSummary.match(r.out).hasMatch(), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral(" diverged=1")), qPrintable(r.out));
+    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral(R"( last_good_step=(\d+))")).match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out));
+    const int lastGood = m.captured(1).toInt();
+    QVERIFY(lastGood > 0 && lastGood < 1000);
+    QCOMPARE(kSummary.match(r.out).captured(1).toInt(), lastGood);
+    QVERIFY2(r.err.contains(QStringLiteral("diverged")), qPrintable(r.err));
+    const Csv csv = readCsv(csvPath);
+    QVERIFY(!csv.text.contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+    QVERIFY(!csv.text.contains(QStringLiteral("inf"), Qt::CaseInsensitive));
+    QCOMPARE(csv.rows.size(), lastGood + 1);
+    for (const auto& row : csv.rows)
+      for (double x : row) QVERIFY(std::isfinite(x));
+    QVERIFY2(std::abs(csv.rows.last()[0] - 0.01 * lastGood) < 1e-9, qPrintable(QString::number(csv.rows.last()[0])));
+  }
+
+  void setChangesTheInitialState() {
+    const QString fourBar = sourcePath(QStringLiteral("scenes/four_bar.articula"));
+    const QString csvPath = tmp(QStringLiteral("set.csv"));
+    RunResult r = runTool({QStringLiteral("run"), fourBar, QStringLiteral("--steps"), QStringLiteral("10"),
+                           QStringLiteral("--set"), QStringLiteral("crank_joint=-0.8"), QStringLiteral("--csv"),
+                           csvPath, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    Csv csv = readCsv(csvPath);
+    QCOMPARE(csv.rows.size(), 11);
+    QCOMPARE(csv.rows[0][csv.column(QStringLiteral("q:crank_joint"))], -0.8);
+    // The loop was closed again around the new crank angle.
+    QVERIFY(std::abs(csv.rows[0][csv.column(QStringLiteral("q:coupler_joint"))] - 2.116124470400796) > 1e-3);
+    QVERIFY2(csv.rows[0][csv.column(QStringLiteral("residual:four_bar_pin"))] <= 1e-6,
+             qPrintable(QString::number(csv.rows[0][csv.column(QStringLiteral("residual:four_bar_pin"))])));
+
+    // Rigid bodies and multi-DoF joints take NAME:K.
+    const QString stack = sourcePath(QStringLiteral("scenes/box_stack.articula"));
+    r = runTool({QStringLiteral("run"), stack, QStringLiteral("--steps"), QStringLiteral("0"), QStringLiteral("--set"),
+                 QStringLiteral("box9:2=3.5"), QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.startsWith(QStringLiteral("steps=0 ")), qPrintable(r.out));
+    csv = readCsv(csvPath);
+    QCOMPARE(csv.rows.size(), 1);
+    QCOMPARE(csv.rows[0][csv.column(QStringLiteral("q:box9:2"))], 3.5);
+    r = runTool({QStringLiteral("run"), stack, QStringLiteral("--steps"), QStringLiteral("0"), QStringLiteral("--set"),
+                 QStringLiteral("box9=3.5")});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains(QStringLiteral("box9:K=VALUE")), qPrintable(r.err));
+  }
+
+  void duplicateJointNamesAreQualified() {
+    const QString scene = tmp(QStringLiteral("two_pendulums.articula"));
+    QByteArray text = pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"semi-implicit-euler\"");
+    text.replace("</articula>", "    <multibody name=\"second\" self_collision=\"false\">\n" +
+                                    pendulumLink("rod", "hinge", "-0.3") + "    </multibody>\n</articula>");
+    QVERIFY(writeFile(scene, text));
+    const QString csvPath = tmp(QStringLiteral("two.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1"),
+                           QStringLiteral("--csv"), csvPath, QStringLiteral("--set"),
+                           QStringLiteral("second/hinge=0.25")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const Csv csv = readCsv(csvPath);
+    QCOMPARE(csv.header, (QStringList{"t", "q:pendulum/hinge", "q:second/hinge", "v:pendulum/hinge", "v:second/hinge"}));
+    QCOMPARE(csv.rows[0][2], 0.25);
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--set"), QStringLiteral("hinge=0.25")});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains(QStringLiteral("MULTIBODY/hinge")), qPrintable(r.err));
+  }
+
+  void zeroGravityKeepsAPendulumAtRest() {
+    const QString scene = tmp(QStringLiteral("pendulum.articula"));
+    QVERIFY(writeFile(scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"semi-implicit-euler\"")));
+    const QString still = tmp(QStringLiteral("still.csv"));
+    const QString swinging = tmp(QStringLiteral("swinging.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("200"),
+                           QStringLiteral("--gravity"), QStringLiteral("0,0,0"), QStringLiteral("--csv"), still});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("200"),
+                 QStringLiteral("--csv"), swinging});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const Csv a = readCsv(still);
+    const Csv b = readCsv(swinging);
+    QCOMPARE(a.header, (QStringList{"t", "q:hinge", "v:hinge"}));
+    QCOMPARE(a.rows.size(), 201);
+    for (const auto& row : a.rows) {
+      QCOMPARE(row[1], 0.7);
+      QCOMPARE(row[2], 0.0);
+    }
+    QVERIFY(std::abs(b.rows.last()[1] - 0.7) > 1e-3);
+  }
+
+  void exportRoundTrip() {
+    const QString original = sourcePath(QStringLiteral("scenes/four_bar.articula"));
+    const QString copy = tmp(QStringLiteral("copy.articula"));
+    RunResult r = runTool({QStringLiteral("export"), original, copy});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QByteArray saved = readFile(copy);
+    QVERIFY(!saved.isEmpty());
+    QCOMPARE(saved, readFile(original));
+    const QString again = tmp(QStringLiteral("again.articula"));
+    r = runTool({QStringLiteral("export"), copy, again});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(readFile(again), saved);
+    // A built-in scene by name.
+    const QString builtin = tmp(QStringLiteral("gear.articula"));
+    r = runTool({QStringLiteral("export"), QStringLiteral("gear-pair"), builtin});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), builtin, QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("export"), tmp(QStringLiteral("none.urdf")), tmp(QStringLiteral("none.articula"))});
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+  }
+
+  void builtinScenesStillWork() {
+    RunResult r = runTool({QStringLiteral("list")});
+    QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("four-bar")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), QStringLiteral("--scene"), QStringLiteral("four-bar"), QStringLiteral("--steps"),
+                 QStringLiteral("20")});
+    QVERIFY2(r.exitCode == 0 && kSummary.match(r.out).hasMatch(), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("--scene"), QStringLiteral("chain-5"), QStringLiteral("--steps"), QStringLiteral("20"),
+                 QStringLiteral("--solver"), QStringLiteral("direct-pivoting")});
+    QVERIFY2(r.exitCode == 0 && r.out.startsWith(QStringLiteral("steps=20 ")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("--help")});
+    QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("articula-run run FILE")), qPrintable(describe(r)));
+  }
+
+  void urdfRun() {
+    QString why;
+    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
+    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    const QString csvPath = tmp(QStringLiteral("ur5.csv"));
+    const RunResult r = runTool({QStringLiteral("run"), models + "/" + kUr5, QStringLiteral("--package-path"), models,
+                                 QStringLiteral("--steps"), QStringLiteral("100"), QStringLiteral("--csv"), csvPath,
+                                 QStringLiteral("--set"), QStringLiteral("elbow_joint=0.5")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(kSummary.match(r.out).hasMatch(), qPrintable(r.out));
+    const Csv csv = readCsv(csvPath);
+    QCOMPARE(csv.rows.size(), 101);
+    for (const char* joint : {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint",
+                              "wrist_2_joint", "wrist_3_joint"}) {
+      QVERIFY2(csv.column(QStringLiteral("q:") + joint) > 0, joint);
+      QVERIFY2(csv.column(QStringLiteral("v:") + joint) > 0, joint);
+    }
+    QCOMPARE(csv.rows[0][csv.column(QStringLiteral("q:elbow_joint"))], 0.5);
+  }
+
+  void urdfInspectAndFloatingBase() {
+    QString why;
+    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
+    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    auto dofs = [&](const QStringList& extra) {
+      const RunResult r = runTool(QStringList{QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--json"),
+                                              QStringLiteral("--package-path"), models} +
+                                  extra);
+      if (r.exitCode != 0) {
+        qWarning("%s", qPrintable(describe(r)));
+        return -1;
+      }
+      const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+      if (root.value("format").toString() != QStringLiteral("urdf")) return -2;
+      return root.value("dofs").toInt(-3);
+    };
+    QCOMPARE(dofs({}), 6);
+    QCOMPARE(dofs({QStringLiteral("--fixed-base")}), 6);
+    QCOMPARE(dofs({QStringLiteral("--floating-base")}), 12);
+    const RunResult text = runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"), models});
+    QVERIFY2(text.exitCode == 0 && text.out.contains(QStringLiteral("shoulder_pan_joint")), qPrintable(describe(text)));
+  }
+
+  void urdfExport() {
+    QString why;
+    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
+    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    const QString out = tmp(QStringLiteral("ur5.articula"));
+    RunResult r = runTool({QStringLiteral("export"), models + "/" + kUr5, out, QStringLiteral("--package-path"), models});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("inspect"), out, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value("dofs").toInt(), 6);
+    r = runTool({QStringLiteral("run"), out, QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunnerCli)
+#include "test_runner_cli.moc"
