@@ -259,19 +259,24 @@ void addCutClosure(World& world, const CutJoint& cut, LoopClosureFamily family, 
   } catch (const Error& e) {
     throw ImportError(file, cut.line, "loop-closing joint '" + cut.name + "': " + e.what());
   }
-  report.cuts.push_back(LoopCut{cut.name, cut.name, family, reason, cut.line});
+  report.cuts.push_back(LoopCut{cut.name, cut.name, family, reason, file, cut.line});
 }
 
 // ---- finishing -------------------------------------------------------------
 
 void assembleClosures(World& world, const ImportOptions& options, const std::string& file, ImportReport& report) {
-  if (world.numLoopClosures() == 0) return;
+  if (world.numLoopClosures() + world.numJointCouplers() == 0) return;
   double before = 0.0;
   bool violated = false;
   for (const LoopClosure& c : world.getLoopClosures()) {
     const LoopClosureResidual r = c.computeResidual();
     before += r.norm * r.norm;
     if (r.norm > c.getRuntimePolicy().tolerance) violated = true;
+  }
+  for (const JointCoupler& c : world.getJointCouplers()) {
+    const double r = c.computeResidual().residual;
+    before += r * r;
+    if (std::abs(r) > c.getRuntimePolicy().tolerance) violated = true;
   }
   before = std::sqrt(before);
   report.assembly.residualBefore = before;
@@ -283,7 +288,7 @@ void assembleClosures(World& world, const ImportOptions& options, const std::str
   report.assembly.iterations = result.iterations;
   if (!result.success) {
     std::ostringstream os;
-    os << "cannot assemble the closed loops: residual " << before << " → " << result.finalResidual << " after "
+    os << "cannot assemble the closed loops and couplings: residual " << before << " → " << result.finalResidual << " after "
        << result.iterations << " iterations (" << result.message
        << "); fix the joint frames or import without assembly";
     throw ImportError(file, 0, os.str());
@@ -424,11 +429,11 @@ std::string ImportReport::toText() const {
      << " coupler(s), " << ignored.size() << " ignored element(s), " << warnings.size() << " warning(s), "
      << numMeshesLoaded << " mesh(es)\n";
   for (const LoopCut& c : cuts) {
-    os << "  cut: " << where(file, c.line) << ": joint '" << c.joint << "' → loop closure '" << c.closure << "' ("
+    os << "  cut: " << where(c.file.empty() ? file : c.file, c.line) << ": joint '" << c.joint << "' → loop closure '" << c.closure << "' ("
        << toString(c.family) << "): " << c.reason << "\n";
   }
   for (const CouplerMade& c : couplers) {
-    os << "  coupler: " << where(file, c.line) << ": '" << c.coupler << "': " << c.follower << " = " << number(c.ratio)
+    os << "  coupler: " << where(c.file.empty() ? file : c.file, c.line) << ": '" << c.coupler << "': " << c.follower << " = " << number(c.ratio)
        << "·" << c.leader << " + " << number(c.offset) << "\n";
   }
   if (assembly.performed) {
@@ -455,14 +460,14 @@ std::string ImportReport::toJson() const {
     const LoopCut& c = cuts[i];
     os << (i ? "," : "") << "{\"joint\":" << jsonString(c.joint) << ",\"closure\":" << jsonString(c.closure)
        << ",\"family\":" << jsonString(std::string(toString(c.family))) << ",\"reason\":" << jsonString(c.reason)
-       << ",\"line\":" << c.line << "}";
+       << ",\"file\":" << jsonString(c.file) << ",\"line\":" << c.line << "}";
   }
   os << "],\"couplers\":[";
   for (std::size_t i = 0; i < couplers.size(); ++i) {
     const CouplerMade& c = couplers[i];
     os << (i ? "," : "") << "{\"coupler\":" << jsonString(c.coupler) << ",\"leader\":" << jsonString(c.leader)
        << ",\"follower\":" << jsonString(c.follower) << ",\"ratio\":" << number(c.ratio)
-       << ",\"offset\":" << number(c.offset) << ",\"line\":" << c.line << "}";
+       << ",\"offset\":" << number(c.offset) << ",\"file\":" << jsonString(c.file) << ",\"line\":" << c.line << "}";
   }
   os << "],\"assembly\":{\"performed\":" << (assembly.performed ? "true" : "false")
      << ",\"residual_before\":" << number(assembly.residualBefore)

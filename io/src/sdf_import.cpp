@@ -1,21 +1,1214 @@
 // SDF import through sdformat12.
+//
+// Each top-level SDF model becomes one Multibody named after the model.
+// Nested models are flattened into it: their links and joints are named
+// "inner::name" (the SDF scoped name relative to the top-level model).
+// Objects that live in the World's namespace are prefixed with the model:
+// loop closures and joint couplers "model::joint", shapes
+// "model::link::shape". A Free (or Weld) root joint the file does not
+// declare is named "link_free" ("link_weld"). A model whose links fall
+// into several unconnected groups gets one Multibody per group; the extra
+// ones are named "model::rootlink".
+//
+// Links of static models (and of static nested models) are fixed to the
+// world: their shapes are attached to the world frame, and a joint between
+// such a link and a moving one is treated like a joint to the world.
+//
+// Spanning tree, per model: every joint to the world (file order) roots a
+// tree at its moving link unless that link is already reached; the
+// canonical link, then every link not reached yet (file order), roots a
+// tree with a Free joint (Weld for RootAttachment::Fixed). From each root
+// the tree grows breadth first over the joints in file order; the first
+// joint that reaches a link is its tree joint and every later one closes a
+// loop. Joints marked must_be_loop_joint are never tree joints. Gearbox
+// joints and <mimic> become JointCouplers.
+//
+// Link poses in the file are the poses at zero joint positions; a world's
+// <state> may set joint angles, and the closures are then assembled.
+//
+// A tree joint may be traversed from its SDF child to its SDF parent. The
+// engine joint then has the SDF child as its parent: the offsets follow the
+// engine's parent and child, and the axes are negated (a universal joint
+// also swaps its two axes and coordinates), so that its coordinates equal
+// the SDF joint's.
 #include "import_common.hpp"
+
+#include <tinyxml2.h>
+#include <sdf/Box.hh>
+#include <sdf/Capsule.hh>
+#include <sdf/Collision.hh>
+#include <sdf/Cylinder.hh>
+#include <sdf/Element.hh>
+#include <sdf/Ellipsoid.hh>
+#include <sdf/Error.hh>
+#include <sdf/Geometry.hh>
+#include <sdf/Joint.hh>
+#include <sdf/JointAxis.hh>
+#include <sdf/Link.hh>
+#include <sdf/Material.hh>
+#include <sdf/Mesh.hh>
+#include <sdf/Model.hh>
+#include <sdf/ParserConfig.hh>
+#include <sdf/Physics.hh>
+#include <sdf/Plane.hh>
+#include <sdf/Root.hh>
+#include <sdf/Sphere.hh>
+#include <sdf/Visual.hh>
+#include <sdf/World.hh>
+
+#include <Eigen/Geometry>
+
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <numbers>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace fs = std::filesystem;
 
 namespace articula::io {
 
-ImportReport importSdf(World& world, const std::filesystem::path& file, const ImportOptions& options) {
-  (void)world;
-  (void)options;
-  throw ImportError(file.string(), 0, "SDF import is not available yet");
+namespace {
+
+using detail::CutJoint;
+using detail::ResourceResolver;
+
+/// What sdformat calls a document loaded from a string.
+const std::string kSdfStringName = "<data-string>";
+/// SDF's default joint limits (±1e16) mean "no limit".
+constexpr double kNoLimit = 1e16;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+Vector3d toEigen(const ignition::math::Vector3d& v) {
+  return {v.X(), v.Y(), v.Z()};
+}
+
+Isometry3d toEigen(const ignition::math::Pose3d& p) {
+  const ignition::math::Quaterniond& q = p.Rot();
+  Isometry3d X = Isometry3d::Identity();
+  X.linear() = Eigen::Quaterniond(q.W(), q.X(), q.Y(), q.Z()).normalized().toRotationMatrix();
+  X.translation() = toEigen(p.Pos());
+  return X;
+}
+
+int lineOf(const sdf::ElementPtr& e) {
+  return e && e->LineNumber() ? *e->LineNumber() : 0;
+}
+
+std::string inQuotes(const std::string& s) {
+  return "'" + s + "'";
+}
+
+/// The text of a child element (also one sdformat does not know and copied
+/// as is), or nothing when absent.
+std::optional<std::string> childText(const sdf::ElementPtr& parent, const std::string& name) {
+  if (!parent || !parent->HasElement(name)) return std::nullopt;
+  const sdf::ParamPtr value = parent->GetElement(name)->GetValue();
+  return value ? value->GetAsString() : std::string();
+}
+
+/// The child element, or null (never creates it).
+sdf::ElementPtr childElement(const sdf::ElementPtr& parent, const std::string& name) {
+  return parent && parent->HasElement(name) ? parent->GetElement(name) : nullptr;
+}
+
+std::string nameAttribute(const sdf::ElementPtr& e) {
+  return e->HasAttribute("name") ? e->GetAttribute("name")->GetAsString() : std::string();
+}
+
+/// `must_be_loop_joint`, read where the SDF spec puts it
+/// (<physics><simbody>) and where it is often written (<physics>).
+bool mustBeLoopJoint(const sdf::ElementPtr& joint) {
+  const sdf::ElementPtr physics = childElement(joint, "physics");
+  for (const sdf::ElementPtr& holder : {childElement(physics, "simbody"), physics}) {
+    const std::optional<std::string> text = childText(holder, "must_be_loop_joint");
+    if (text && (*text == "true" || *text == "1")) return true;
+  }
+  return false;
+}
+
+/// The problem an ImportError describes, without its "file:line: " prefix.
+std::string problemOf(const ImportError& e) {
+  const std::string prefix = e.file() + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": ";
+  const std::string what = e.what();
+  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+}
+
+/// Elements that are reported as not imported wherever they appear.
+const std::set<std::string>& unsupportedElements() {
+  static const std::set<std::string> names{
+      "actor",  "audio_sink", "audio_source", "battery", "gripper", "light", "particle_emitter",
+      "plugin", "population", "projector",    "road",    "sensor"};
+  return names;
+}
+
+// ---- the model graph -------------------------------------------------------
+
+/// One link of a top-level model (nested models flattened).
+struct LinkNode {
+  const sdf::Link* link = nullptr;
+  std::string name;  ///< scoped name relative to the top-level model
+  Isometry3d X_WL = Isometry3d::Identity();
+  bool anchored = false;  ///< part of a static model: fixed to the world
+};
+
+/// One joint of a top-level model. Link indices: -1 is the world.
+struct JointNode {
+  const sdf::Joint* joint = nullptr;
+  std::string name;    ///< scoped name relative to the top-level model
+  std::string prefix;  ///< scope of the joint ("" or "inner::")
+  std::string type;    ///< as written in the file
+  int parent = -1;
+  int child = -1;
+  Isometry3d X_WJ = Isometry3d::Identity();
+  Vector3d axis = Vector3d::UnitZ();    ///< joint frame (SDF's default when <axis> is absent)
+  Vector3d axis2 = Vector3d::UnitZ();   ///< joint frame
+  Vector3d axisW = Vector3d::UnitZ();   ///< world frame
+  Vector3d axis2W = Vector3d::UnitZ();  ///< world frame
+  bool mustBeLoop = false;
+};
+
+enum class JointRole { Unassigned, Tree, Cut, Coupling, Ignored };
+
+struct ModelGraph {
+  std::string name;
+  std::vector<LinkNode> links;
+  std::vector<JointNode> joints;
+  std::map<std::string, int> linkIndex;
+  std::map<std::string, int> jointIndex;
+  int canonical = -1;
+};
+
+struct Tree {
+  int root = -1;
+  std::vector<int> links;  ///< breadth-first order, the root first
+};
+
+// ---- the importer ----------------------------------------------------------
+
+class SdfImporter {
+ public:
+  SdfImporter(World& world, std::string source, fs::path baseDirectory, const ImportOptions& options)
+      : m_world(world),
+        m_source(std::move(source)),
+        m_options(options),
+        m_resolver(options, std::move(baseDirectory), true) {
+    m_report.file = m_source;
+    m_report.format = "sdf";
+  }
+
+  /// `file`: load through sdformat from the file (relative includes resolve
+  /// against it); else from `text`.
+  ImportReport run(const std::string& text, const fs::path* file) {
+    tinyxml2::XMLDocument doc;
+    if (doc.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
+      throw ImportError(m_source, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
+    }
+    const tinyxml2::XMLElement* top = doc.RootElement();
+    if (top == nullptr || std::string(top->Name()) != "sdf") {
+      throw ImportError(m_source, top ? top->GetLineNum() : 0, "expected the root element <sdf version=\"...\">");
+    }
+    m_sdfName = file ? file->string() : kSdfStringName;
+
+    sdf::ParserConfig config;
+    config.SetFindCallback([this](const std::string& uri) { return findModel(uri); });
+    sdf::Root root;
+    const sdf::Errors errors = file ? root.Load(file->string(), config) : root.LoadSdfString(text, config);
+    if (!errors.empty()) failWithErrors(root, errors, doc);
+
+    reportUnsupported(root.Element());
+    if (root.WorldCount() > 0) {
+      for (uint64_t i = 1; i < root.WorldCount(); ++i) {
+        ignore(root.WorldByIndex(i)->Element(),
+               "world " + inQuotes(root.WorldByIndex(i)->Name()) + ": only the first world of a file is imported");
+      }
+      importWorld(*root.WorldByIndex(0));
+    } else if (root.Model() != nullptr) {
+      importModel(*root.Model());
+    } else {
+      throw ImportError(m_source, lineOf(root.Element()), "the file holds no <world> and no <model>");
+    }
+    if (m_options.addGroundPlane && !m_hasPlane) m_world.addGroundPlane(0.0, Material{}, uniqueShapeName("ground"));
+    detail::warnMasslessLinks(m_world, m_source, m_report);
+    detail::assembleClosures(m_world, m_options, m_source, m_report);
+    if (m_timeStep) m_world.setTimeStep(*m_timeStep);
+    if (m_gravity) m_world.setGravity(*m_gravity);
+    return std::move(m_report);
+  }
+
+ private:
+  /// Models, then the joint angles of <state>; gravity and time step are
+  /// applied once everything else has been imported.
+  void importWorld(const sdf::World& w) {
+    for (uint64_t i = 0; i < w.ModelCount(); ++i) importModel(*w.ModelByIndex(i));
+    for (sdf::ElementPtr e = w.Element()->GetFirstElement(); e; e = e->GetNextElement()) {
+      if (e->GetName() != "state") continue;
+      for (sdf::ElementPtr m = e->GetFirstElement(); m; m = m->GetNextElement()) {
+        if (m->GetName() == "model") {
+          applyModelState(m, nameAttribute(m), "");
+        } else if (m->GetExplicitlySetInFile() && m->LineNumber()) {
+          ignore(m, "<state><" + m->GetName() + "> is not imported; only joint angles of models are");
+        }
+      }
+    }
+    m_gravity = toEigen(w.Gravity());
+    if (const sdf::Physics* physics = w.PhysicsDefault()) {
+      const double h = physics->MaxStepSize();
+      if (!(h > 0.0) || !std::isfinite(h)) {
+        fail(physics->Element(), "<max_step_size> must be a positive finite number of seconds");
+      }
+      m_timeStep = h;
+    }
+  }
+
+  // ---- files and errors ----------------------------------------------------
+
+  std::string fileOf(const sdf::ElementPtr& e) const {
+    if (!e || e->FilePath().empty() || e->FilePath() == kSdfStringName) return m_source;
+    return e->FilePath();
+  }
+
+  [[noreturn]] void fail(const sdf::ElementPtr& e, const std::string& problem) const {
+    throw ImportError(fileOf(e), lineOf(e), problem);
+  }
+
+  void ignore(const sdf::ElementPtr& e, const std::string& message) {
+    m_report.ignored.push_back(ReportEntry{fileOf(e), lineOf(e), message});
+  }
+
+  /// sdformat's find-file callback: `model://NAME` and relative include URIs
+  /// through the package path. Returns the model folder (or file), or empty.
+  std::string findModel(const std::string& uri) {
+    for (const std::string& candidate : {uri, uri + "/model.config", uri + "/model.sdf"}) {
+      if (const std::optional<fs::path> p = m_resolver.resolve(candidate)) {
+        return (candidate == uri ? *p : p->parent_path()).string();
+      }
+    }
+    std::string whyNot;
+    m_resolver.resolve(uri + "/model.config", &whyNot);
+    m_lookupFailures.push_back(uri + ": " + whyNot);
+    return {};
+  }
+
+  /// Throws the errors sdformat reported as one ImportError. When the model
+  /// loaded far enough, the importer's own checks name the element and line
+  /// that sdformat does not.
+  [[noreturn]] void failWithErrors(const sdf::Root& root, const sdf::Errors& errors, const tinyxml2::XMLDocument& doc) {
+    // The first error is the deepest; "Error reading element" and "Unable
+    // to read" follow from it.
+    std::vector<const sdf::Error*> primary;
+    for (const sdf::Error& e : errors) {
+      const bool consequence = e.Code() == sdf::ErrorCode::STRING_READ || e.Code() == sdf::ErrorCode::FILE_READ ||
+                               e.Message().rfind("Error reading element", 0) == 0;
+      if (primary.empty() || !consequence) primary.push_back(&e);
+    }
+    auto fileOfError = [&](const sdf::Error& e) {
+      return !e.FilePath() || *e.FilePath() == kSdfStringName || *e.FilePath() == m_sdfName ? m_source : *e.FilePath();
+    };
+    std::string file = m_source;
+    int line = 0;
+    for (const sdf::Error* e : primary) {
+      if (e->LineNumber().value_or(0) > 0) {
+        file = fileOfError(*e);
+        line = *e->LineNumber();
+        break;
+      }
+    }
+    std::string summary;
+    for (const sdf::Error* e : primary) {
+      const std::string errorFile = fileOfError(*e);
+      const int errorLine = e->LineNumber().value_or(0);
+      const bool elsewhere = errorLine > 0 && (errorFile != file || errorLine != line);
+      summary += (summary.empty() ? "" : "; ") +
+                 (elsewhere ? errorFile + ":" + std::to_string(errorLine) + ": " : std::string()) + e->Message() +
+                 valueProblem(*e, doc);
+    }
+    for (const std::string& lookup : m_lookupFailures) summary += "; " + lookup;
+    try {
+      if (root.Model() != nullptr) checkModel(*root.Model(), "");
+      for (uint64_t w = 0; w < root.WorldCount(); ++w) {
+        for (uint64_t i = 0; i < root.WorldByIndex(w)->ModelCount(); ++i) {
+          checkModel(*root.WorldByIndex(w)->ModelByIndex(i), "");
+        }
+      }
+    } catch (const ImportError& located) {
+      throw ImportError(located.file(), located.line(), problemOf(located) + " (sdformat: " + summary + ")");
+    }
+    throw ImportError(file, line, summary);
+  }
+
+  /// For an element sdformat could not read: its text, when it holds a
+  /// number that is malformed or not finite.
+  std::string valueProblem(const sdf::Error& e, const tinyxml2::XMLDocument& doc) const {
+    if (e.Code() != sdf::ErrorCode::ELEMENT_INVALID || !e.LineNumber() || !e.XmlPath() ||
+        (e.FilePath() && *e.FilePath() != m_sdfName)) {
+      return {};
+    }
+    const std::string& path = *e.XmlPath();
+    std::string leaf = path.substr(path.rfind('/') + 1);
+    leaf = leaf.substr(0, leaf.find('['));
+    const tinyxml2::XMLElement* found = nullptr;
+    std::vector<const tinyxml2::XMLElement*> stack{doc.RootElement()};
+    while (!stack.empty() && found == nullptr) {
+      const tinyxml2::XMLElement* x = stack.back();
+      stack.pop_back();
+      if (x->GetLineNum() == *e.LineNumber() && leaf == x->Name() && x->FirstChildElement() == nullptr) found = x;
+      for (const tinyxml2::XMLElement* c = x->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+        stack.push_back(c);
+      }
+    }
+    if (found == nullptr || found->GetText() == nullptr) return {};
+    std::istringstream words(found->GetText());
+    std::string word;
+    while (words >> word) {
+      if (!detail::parseFiniteDouble(word)) {
+        return ": <" + leaf + "> holds '" + std::string(found->GetText()) + "', and '" + word +
+               "' is not a finite number";
+      }
+    }
+    return {};
+  }
+
+  /// Checks sdformat leaves to the importer or reports without a line:
+  /// duplicate names, joint types and endpoints, mass properties.
+  void checkModel(const sdf::Model& model, const std::string& prefix) {
+    std::map<std::string, sdf::ElementPtr> seen;
+    for (sdf::ElementPtr e = model.Element()->GetFirstElement(); e; e = e->GetNextElement()) {
+      const std::string kind = e->GetName();
+      if (kind != "link" && kind != "joint" && kind != "frame" && kind != "model") continue;
+      const std::string name = nameAttribute(e);
+      const auto [it, inserted] = seen.emplace(name, e);
+      if (!inserted) {
+        fail(e, "model " + inQuotes(model.Name()) + " has two elements named " + inQuotes(name) + ": a <" +
+                    it->second->GetName() + "> (line " + std::to_string(lineOf(it->second)) + ") and this <" + kind +
+                    ">");
+      }
+    }
+    for (uint64_t i = 0; i < model.LinkCount(); ++i) inertiaOf(*model.LinkByIndex(i), prefix);
+    for (uint64_t i = 0; i < model.JointCount(); ++i) {
+      const sdf::Joint& joint = *model.JointByIndex(i);
+      typeOf(joint);
+      std::string link;
+      if (!joint.ResolveParentLink(link).empty()) {
+        fail(joint.Element(), "joint " + inQuotes(joint.Name()) + ": parent " + inQuotes(joint.ParentLinkName()) +
+                                  " names no link or frame of model " + inQuotes(model.Name()));
+      }
+      if (!joint.ResolveChildLink(link).empty()) {
+        fail(joint.Element(), "joint " + inQuotes(joint.Name()) + ": child " + inQuotes(joint.ChildLinkName()) +
+                                  " names no link or frame of model " + inQuotes(model.Name()));
+      }
+    }
+    for (uint64_t i = 0; i < model.ModelCount(); ++i) {
+      checkModel(*model.ModelByIndex(i), prefix + model.ModelByIndex(i)->Name() + "::");
+    }
+  }
+
+  /// Reports sensors, plugins, lights, actors and the like.
+  void reportUnsupported(const sdf::ElementPtr& e) {
+    for (sdf::ElementPtr c = e->GetFirstElement(); c; c = c->GetNextElement()) {
+      if (unsupportedElements().count(c->GetName()) != 0) {
+        if (c->GetExplicitlySetInFile() && c->LineNumber()) {
+          const std::string name = nameAttribute(c);
+          ignore(c, "<" + c->GetName() + (name.empty() ? "" : " name=" + inQuotes(name)) + "> is not imported (" +
+                        c->GetName() + "s are not simulated)");
+        }
+        continue;
+      }
+      reportUnsupported(c);
+    }
+  }
+
+  // ---- reading the model ---------------------------------------------------
+
+  std::string typeOf(const sdf::Joint& joint) const {
+    const std::string type = joint.Element()->GetAttribute("type")->GetAsString();
+    if (joint.Type() == sdf::JointType::INVALID) {
+      fail(joint.Element(), "joint " + inQuotes(joint.Name()) + " has unknown type " + inQuotes(type) +
+                                " (expected revolute, continuous, prismatic, fixed, ball, universal, revolute2, "
+                                "screw or gearbox)");
+    }
+    return type;
+  }
+
+  Inertia inertiaOf(const sdf::Link& link, const std::string& prefix) const {
+    const ignition::math::Inertiald& in = link.Inertial();
+    const Isometry3d X_LI = toEigen(in.Pose());
+    const ignition::math::Matrix3d moi = in.MassMatrix().Moi();
+    Matrix3d I_I;
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) I_I(r, c) = moi(static_cast<std::size_t>(r), static_cast<std::size_t>(c));
+    }
+    Inertia inertia;
+    inertia.mass = in.MassMatrix().Mass();
+    inertia.com = X_LI.translation();
+    inertia.rotational = X_LI.linear() * I_I * X_LI.linear().transpose();
+    const sdf::ElementPtr inertial = childElement(link.Element(), "inertial");
+    const sdf::ElementPtr where = inertial && inertial->LineNumber() ? inertial : link.Element();
+    detail::checkInertia(inertia, "link " + inQuotes(prefix + link.Name()), fileOf(where), lineOf(where));
+    return inertia;
+  }
+
+  Isometry3d resolvePose(const sdf::SemanticPose& pose, const std::string& to, const sdf::ElementPtr& e,
+                         const std::string& what) const {
+    ignition::math::Pose3d p;
+    const sdf::Errors errors = pose.Resolve(p, to);
+    if (!errors.empty()) fail(e, "cannot resolve the pose of " + what + ": " + errors.front().Message());
+    return toEigen(p);
+  }
+
+  struct PendingJoint {
+    const sdf::Joint* joint;
+    std::string prefix;
+    Isometry3d X_WS;  ///< pose of the joint's model scope
+  };
+
+  void collectLinks(ModelGraph& g, const sdf::Model& model, const std::string& prefix, const Isometry3d& X_WS,
+                    bool anchored, std::vector<PendingJoint>& joints) {
+    for (uint64_t i = 0; i < model.LinkCount(); ++i) {
+      const sdf::Link& link = *model.LinkByIndex(i);
+      LinkNode node;
+      node.link = &link;
+      node.name = prefix + link.Name();
+      node.X_WL = X_WS * resolvePose(link.SemanticPose(), "__model__", link.Element(), "link " + inQuotes(node.name));
+      node.anchored = anchored;
+      g.linkIndex[node.name] = static_cast<int>(g.links.size());
+      g.links.push_back(node);
+    }
+    for (uint64_t i = 0; i < model.JointCount(); ++i) joints.push_back({model.JointByIndex(i), prefix, X_WS});
+    for (uint64_t i = 0; i < model.ModelCount(); ++i) {
+      const sdf::Model& nested = *model.ModelByIndex(i);
+      const std::string scope = prefix + nested.Name() + "::";
+      const Isometry3d X_WN =
+          X_WS * resolvePose(nested.SemanticPose(), "", nested.Element(), "model " + inQuotes(prefix + nested.Name()));
+      collectLinks(g, nested, scope, X_WN, anchored || nested.Static(), joints);
+    }
+  }
+
+  int linkOf(const ModelGraph& g, const std::string& scopedName) const {
+    if (scopedName == "world") return -1;
+    return g.linkIndex.at(scopedName);
+  }
+
+  JointNode readJoint(const ModelGraph& g, const PendingJoint& pending) const {
+    const sdf::Joint& joint = *pending.joint;
+    JointNode node;
+    node.joint = &joint;
+    node.name = pending.prefix + joint.Name();
+    node.prefix = pending.prefix;
+    node.type = typeOf(joint);
+    std::string parent;
+    std::string child;
+    if (!joint.ResolveParentLink(parent).empty() || !joint.ResolveChildLink(child).empty()) {
+      fail(joint.Element(), "joint " + inQuotes(node.name) + ": cannot resolve its parent " +
+                                inQuotes(joint.ParentLinkName()) + " and child " + inQuotes(joint.ChildLinkName()) +
+                                " to links");
+    }
+    node.parent = parent == "world" ? -1 : linkOf(g, pending.prefix + parent);
+    node.child = linkOf(g, pending.prefix + child);
+    node.X_WJ =
+        pending.X_WS * resolvePose(joint.SemanticPose(), "__model__", joint.Element(), "joint " + inQuotes(node.name));
+    const Matrix3d R_WS = pending.X_WS.linear();
+    const Matrix3d R_WJ = node.X_WJ.linear();
+    for (unsigned k = 0; k < 2; ++k) {
+      Vector3d a_J = Vector3d::UnitZ();
+      if (const sdf::JointAxis* axis = joint.Axis(k)) {
+        ignition::math::Vector3d xyz;
+        const sdf::Errors errors = axis->ResolveXyz(xyz, "__model__");
+        if (!errors.empty()) {
+          fail(axis->Element(),
+               "joint " + inQuotes(node.name) + ": cannot resolve its axis: " + errors.front().Message());
+        }
+        a_J = R_WJ.transpose() * (R_WS * toEigen(xyz));
+      }
+      (k == 0 ? node.axis : node.axis2) = a_J;
+      (k == 0 ? node.axisW : node.axis2W) = R_WJ * a_J;
+    }
+    node.mustBeLoop = mustBeLoopJoint(joint.Element());
+    return node;
+  }
+
+  ModelGraph readModel(const sdf::Model& model) {
+    checkModel(model, "");
+    ModelGraph g;
+    g.name = model.Name();
+    const Isometry3d X_WM = resolvePose(model.SemanticPose(), "", model.Element(), "model " + inQuotes(g.name));
+    std::vector<PendingJoint> pending;
+    collectLinks(g, model, "", X_WM, model.Static(), pending);
+    for (const PendingJoint& p : pending) {
+      JointNode node = readJoint(g, p);
+      g.jointIndex[node.name] = static_cast<int>(g.joints.size());
+      g.joints.push_back(std::move(node));
+    }
+    const auto canonical = g.linkIndex.find(model.CanonicalLinkAndRelativeName().second);
+    if (canonical != g.linkIndex.end()) g.canonical = canonical->second;
+    return g;
+  }
+
+  // ---- spanning tree -------------------------------------------------------
+
+  struct Forest {
+    std::vector<Tree> trees;
+    std::vector<JointRole> role;
+    std::vector<std::string> cutReason;  ///< per joint
+    std::vector<int> treeJoint;          ///< per link: the joint that reached it, or -1
+    std::vector<int> treeOf;             ///< per link: index into trees, or -1
+  };
+
+  static bool isGround(const ModelGraph& g, int link) {
+    return link < 0 || g.links[static_cast<std::size_t>(link)].anchored;
+  }
+
+  static std::string linkName(const ModelGraph& g, int link) {
+    return link < 0 ? "world" : g.links[static_cast<std::size_t>(link)].name;
+  }
+
+  /// Grows tree `t` breadth first from its root over link-to-link joints.
+  static void grow(const ModelGraph& g, Forest& f, int t, const std::vector<std::vector<int>>& incident) {
+    const int root = f.trees[static_cast<std::size_t>(t)].root;
+    std::deque<int> queue{root};
+    while (!queue.empty()) {
+      const int u = queue.front();
+      queue.pop_front();
+      for (const int ji : incident[static_cast<std::size_t>(u)]) {
+        const JointNode& j = g.joints[static_cast<std::size_t>(ji)];
+        JointRole& role = f.role[static_cast<std::size_t>(ji)];
+        if (role != JointRole::Unassigned || j.mustBeLoop || j.type == "gearbox") continue;
+        const int v = j.parent == u ? j.child : j.parent;
+        if (isGround(g, v)) continue;
+        const auto vi = static_cast<std::size_t>(v);
+        if (f.treeOf[vi] < 0) {
+          role = JointRole::Tree;
+          f.treeOf[vi] = t;
+          f.treeJoint[vi] = ji;
+          f.trees[static_cast<std::size_t>(t)].links.push_back(v);
+          queue.push_back(v);
+        } else {
+          role = JointRole::Cut;
+          f.cutReason[static_cast<std::size_t>(ji)] = alreadyReached(g, f, v, j.name);
+        }
+      }
+    }
+  }
+
+  static std::string alreadyReached(const ModelGraph& g, const Forest& f, int link, const std::string& closing) {
+    const auto li = static_cast<std::size_t>(link);
+    const Tree& tree = f.trees[static_cast<std::size_t>(f.treeOf[li])];
+    const std::string how =
+        f.treeJoint[li] >= 0
+            ? "is already reached through joint " + inQuotes(g.joints[static_cast<std::size_t>(f.treeJoint[li])].name)
+            : "is the root";
+    return "link " + inQuotes(linkName(g, link)) + " " + how + " (breadth-first from root " +
+           inQuotes(linkName(g, tree.root)) + "); " + inQuotes(closing) + " closes the loop";
+  }
+
+  Forest spanningForest(const ModelGraph& g) {
+    Forest f;
+    f.role.assign(g.joints.size(), JointRole::Unassigned);
+    f.cutReason.assign(g.joints.size(), {});
+    f.treeJoint.assign(g.links.size(), -1);
+    f.treeOf.assign(g.links.size(), -1);
+    std::vector<std::vector<int>> incident(g.links.size());
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      const JointNode& j = g.joints[ji];
+      if (j.parent >= 0) incident[static_cast<std::size_t>(j.parent)].push_back(static_cast<int>(ji));
+      incident[static_cast<std::size_t>(j.child)].push_back(static_cast<int>(ji));
+    }
+    auto newTree = [&](int root, int rootJoint) {
+      const int t = static_cast<int>(f.trees.size());
+      f.trees.push_back(Tree{root, {root}});
+      f.treeOf[static_cast<std::size_t>(root)] = t;
+      f.treeJoint[static_cast<std::size_t>(root)] = rootJoint;
+      if (rootJoint >= 0) f.role[static_cast<std::size_t>(rootJoint)] = JointRole::Tree;
+      grow(g, f, t, incident);
+    };
+    // Joints to the world (or to static links), in file order.
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      const JointNode& j = g.joints[ji];
+      const bool parentGround = isGround(g, j.parent);
+      const bool childGround = isGround(g, j.child);
+      if (j.type == "gearbox") {
+        f.role[ji] = JointRole::Coupling;
+        continue;
+      }
+      if (parentGround && childGround) {
+        f.role[ji] = JointRole::Ignored;
+        ignore(j.joint->Element(), "joint " + inQuotes(j.name) + " connects " + inQuotes(linkName(g, j.parent)) +
+                                       " and " + inQuotes(linkName(g, j.child)) +
+                                       ", which are both fixed to the world: ignored");
+        continue;
+      }
+      if (!parentGround && !childGround) continue;
+      if (m_options.root == RootAttachment::Floating) {
+        f.role[ji] = JointRole::Ignored;
+        ignore(j.joint->Element(), "joint " + inQuotes(j.name) + " to " +
+                                       inQuotes(linkName(g, parentGround ? j.parent : j.child)) +
+                                       " is dropped: the import options ask for a floating root");
+        continue;
+      }
+      if (j.mustBeLoop) continue;
+      const int link = parentGround ? j.child : j.parent;
+      if (f.treeOf[static_cast<std::size_t>(link)] < 0) {
+        newTree(link, static_cast<int>(ji));
+      } else {
+        f.role[ji] = JointRole::Cut;
+        f.cutReason[ji] = alreadyReached(g, f, link, j.name);
+      }
+    }
+    // Floating roots: the canonical link first, then the others in file order.
+    if (g.canonical >= 0 && !isGround(g, g.canonical) && f.treeOf[static_cast<std::size_t>(g.canonical)] < 0) {
+      newTree(g.canonical, -1);
+    }
+    for (std::size_t li = 0; li < g.links.size(); ++li) {
+      if (!g.links[li].anchored && f.treeOf[li] < 0) newTree(static_cast<int>(li), -1);
+    }
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      if (f.role[ji] == JointRole::Unassigned && g.joints[ji].mustBeLoop) {
+        f.role[ji] = JointRole::Cut;
+        f.cutReason[ji] = "marked must_be_loop_joint";
+      }
+    }
+    return f;
+  }
+
+  // ---- building --------------------------------------------------------------
+
+  /// Pose of the engine frame a graph endpoint maps to: the world frame for
+  /// the world and static links, else the link.
+  static Isometry3d framePose(const ModelGraph& g, int link) {
+    return isGround(g, link) ? Isometry3d::Identity() : g.links[static_cast<std::size_t>(link)].X_WL;
+  }
+
+  Frame engineFrame(const ModelGraph& g, int link) const {
+    return isGround(g, link) ? Frame::World() : Frame(m_links[static_cast<std::size_t>(link)]);
+  }
+
+  /// Limits and dynamics of one SDF axis into DoF `dof` of `spec`.
+  void applyAxis(JointSpec& spec, int dof, const sdf::JointAxis& axis, bool limited) const {
+    const double lower = axis.Lower();
+    const double upper = axis.Upper();
+    spec.positionLowerLimits[dof] = limited && lower > -kNoLimit ? lower : -kInfinity;
+    spec.positionUpperLimits[dof] = limited && upper < kNoLimit ? upper : kInfinity;
+    spec.effortLimits[dof] = axis.Effort() >= 0.0 ? axis.Effort() : kInfinity;
+    spec.velocityLimits[dof] = axis.MaxVelocity() >= 0.0 ? axis.MaxVelocity() : kInfinity;
+    spec.damping[dof] = axis.Damping();
+    spec.coulombFriction[dof] = axis.Friction();
+    spec.springStiffness[dof] = axis.SpringStiffness();
+    spec.restPositions[dof] = axis.SpringReference();
+  }
+
+  /// Translation per radian of a screw joint.
+  double screwPitch(const JointNode& j) const {
+    const sdf::ElementPtr e = j.joint->Element();
+    if (const std::optional<std::string> text = childText(e, "screw_thread_pitch")) {
+      // SDF 1.10: metres per revolution, positive for a right-handed thread.
+      const std::optional<double> v = detail::parseFiniteDouble(*text);
+      if (!v) fail(e, "joint " + inQuotes(j.name) + ": <screw_thread_pitch> '" + *text + "' is not a finite number");
+      return *v / (2.0 * std::numbers::pi);
+    }
+    // <thread_pitch> as Gazebo reads it: radians per metre, positive for a
+    // left-handed thread.
+    const double threadPitch = j.joint->ThreadPitch();
+    if (!(std::abs(threadPitch) > 0.0) || !std::isfinite(threadPitch)) {
+      fail(e, "joint " + inQuotes(j.name) + ": <thread_pitch> must be a non-zero finite number");
+    }
+    return -1.0 / threadPitch;
+  }
+
+  /// The engine joint for tree joint `j`, whose engine child is `child`.
+  JointSpec treeJointSpec(const ModelGraph& g, const JointNode& j, int child) const {
+    const bool flipped = j.child != child;
+    const int parent = flipped ? j.child : j.parent;
+    JointSpec spec;
+    spec.name = j.name;
+    std::size_t axes = 1;
+    if (j.type == "fixed") {
+      spec.type = JointType::Weld;
+      axes = 0;
+    } else if (j.type == "revolute" || j.type == "continuous") {
+      spec.type = JointType::Revolute;
+    } else if (j.type == "prismatic") {
+      spec.type = JointType::Prismatic;
+    } else if (j.type == "screw") {
+      spec.type = JointType::Screw;
+      spec.pitch = screwPitch(j);
+    } else if (j.type == "universal" || j.type == "revolute2") {
+      spec.type = JointType::Universal;
+      axes = 2;
+    } else if (j.type == "ball") {
+      spec.type = JointType::Ball;
+      axes = 0;
+    } else {
+      fail(j.joint->Element(), "joint " + inQuotes(j.name) + " of type " + inQuotes(j.type) + " cannot be imported");
+    }
+    spec.parentOffset = framePose(g, parent).inverse() * j.X_WJ;
+    spec.childOffset = framePose(g, child).inverse() * j.X_WJ;
+    const int n = numDofs(spec.type);
+    for (VectorXd* v : {&spec.positionLowerLimits, &spec.positionUpperLimits, &spec.effortLimits, &spec.velocityLimits,
+                        &spec.damping, &spec.coulombFriction, &spec.springStiffness, &spec.restPositions}) {
+      v->setZero(n);
+    }
+    // Universal joints traversed backwards turn Rot(a1, q1)·Rot(a2, q2) into
+    // Rot(-a2, q2)·Rot(-a1, q1): the engine's first DoF is the SDF's second.
+    const bool swap = flipped && axes == 2;
+    for (unsigned k = 0; k < axes; ++k) {
+      const sdf::JointAxis* axis = j.joint->Axis(k);
+      const int dof = swap ? 1 - static_cast<int>(k) : static_cast<int>(k);
+      applyAxis(spec, dof, axis ? *axis : sdf::JointAxis(), j.type != "continuous");
+      const Vector3d a = (k == 0 ? j.axis : j.axis2) * (flipped ? -1.0 : 1.0);
+      (dof == 0 ? spec.axis : spec.axis2) = a;
+    }
+    return spec;
+  }
+
+  Link addTreeLink(Multibody& mb, const ModelGraph& g, const Forest& f, int link) {
+    const LinkNode& node = g.links[static_cast<std::size_t>(link)];
+    const LinkOptions opts{node.name, inertiaOf(*node.link, "")};
+    const int ji = f.treeJoint[static_cast<std::size_t>(link)];
+    const Tree& tree = f.trees[static_cast<std::size_t>(f.treeOf[static_cast<std::size_t>(link)])];
+    const sdf::ElementPtr where =
+        ji >= 0 ? g.joints[static_cast<std::size_t>(ji)].joint->Element() : node.link->Element();
+    try {
+      if (link == tree.root) {
+        if (ji >= 0) return mb.addLink(opts, treeJointSpec(g, g.joints[static_cast<std::size_t>(ji)], link));
+        if (m_options.root == RootAttachment::Fixed) {
+          return mb.addLink(opts, JointSpec::weld(node.X_WL).named(uniqueJointName(g, node.name + "_weld")));
+        }
+        Link root = mb.addLink(opts, JointSpec::free().named(uniqueJointName(g, node.name + "_free")));
+        const Eigen::Quaterniond q(node.X_WL.linear());
+        VectorXd pose(7);
+        pose << node.X_WL.translation(), q.x(), q.y(), q.z(), q.w();
+        root.getParentJoint().setPositions(pose);
+        return root;
+      }
+      const JointNode& j = g.joints[static_cast<std::size_t>(ji)];
+      const int parent = j.child == link ? j.parent : j.child;
+      return mb.addLink(opts, m_links[static_cast<std::size_t>(parent)], treeJointSpec(g, j, link));
+    } catch (const ImportError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(where, "link " + inQuotes(node.name) + ": " + e.what());
+    }
+  }
+
+  /// A joint name not used by the model.
+  static std::string uniqueJointName(const ModelGraph& g, const std::string& base) {
+    std::string name = base;
+    for (int i = 2; g.jointIndex.count(name) != 0; ++i) name = base + "_" + std::to_string(i);
+    return name;
+  }
+
+  std::string uniqueShapeName(const std::string& base) const {
+    std::string name = base;
+    for (int i = 2; m_world.getShape(name).has_value(); ++i) name = base + "_" + std::to_string(i);
+    return name;
+  }
+
+  void importModel(const sdf::Model& model) {
+    const ModelGraph g = readModel(model);
+    const Forest f = spanningForest(g);
+    m_links.assign(g.links.size(), Link());
+    m_joints.assign(g.joints.size(), std::nullopt);
+    // The tree of the canonical link carries the model's name.
+    const int named = g.canonical >= 0 && f.treeOf[static_cast<std::size_t>(g.canonical)] >= 0
+                          ? f.treeOf[static_cast<std::size_t>(g.canonical)]
+                          : 0;
+    for (std::size_t t = 0; t < f.trees.size(); ++t) {
+      const Tree& tree = f.trees[t];
+      const std::string name = static_cast<int>(t) == named ? g.name : g.name + "::" + linkName(g, tree.root);
+      Multibody mb;
+      try {
+        mb = m_world.addMultibody(name);
+      } catch (const Error& e) {
+        fail(model.Element(), "model " + inQuotes(g.name) + ": " + e.what());
+      }
+      mb.setSelfCollision(model.SelfCollide());
+      for (const int link : tree.links) {
+        const auto li = static_cast<std::size_t>(link);
+        m_links[li] = addTreeLink(mb, g, f, link);
+        const int ji = f.treeJoint[li];
+        if (ji < 0) continue;
+        const Joint joint = m_links[li].getParentJoint();
+        m_joints[static_cast<std::size_t>(ji)] = joint;
+        const bool flipped = g.joints[static_cast<std::size_t>(ji)].child != link;
+        m_stateJoints[g.name][g.joints[static_cast<std::size_t>(ji)].name] =
+            StateJoint{joint, flipped && joint.numDofs() == 2};
+      }
+    }
+    for (std::size_t li = 0; li < g.links.size(); ++li) addShapes(g, static_cast<int>(li));
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      if (f.role[ji] == JointRole::Cut) addClosure(g, g.joints[ji], f.cutReason[ji]);
+    }
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      const JointNode& j = g.joints[ji];
+      if (j.type == "gearbox") addGearbox(g, j);
+      addMimic(g, j);
+    }
+  }
+
+  /// <state><model name="M"><joint name="J"><angle axis="i">: the initial
+  /// position of a tree joint (nested models by their <model> elements).
+  void applyModelState(const sdf::ElementPtr& state, const std::string& model, const std::string& prefix) {
+    const auto joints = m_stateJoints.find(model);
+    if (joints == m_stateJoints.end()) {
+      ignore(state, "<state> of model " + inQuotes(model) + " is not imported: the model has no joint to set");
+      return;
+    }
+    for (sdf::ElementPtr e = state->GetFirstElement(); e; e = e->GetNextElement()) {
+      const std::string name = prefix + nameAttribute(e);
+      if (e->GetName() == "model") {
+        applyModelState(e, model, name + "::");
+        continue;
+      }
+      if (e->GetName() != "joint") {
+        if (e->GetExplicitlySetInFile() && e->LineNumber()) {
+          ignore(e, "<state> of model " + inQuotes(model) + ": <" + e->GetName() +
+                        "> is not imported; only joint angles are");
+        }
+        continue;
+      }
+      const auto it = joints->second.find(name);
+      if (it == joints->second.end()) {
+        ignore(e, "<state>: " + inQuotes(name) + " is not a joint of the tree of model " + inQuotes(model) +
+                      " (a joint that closes a loop follows from the assembly); its angle is not imported");
+        continue;
+      }
+      Joint joint = it->second.joint;
+      if (joint.numDofs() != joint.numPositions()) {
+        fail(e, "<state>: joint " + inQuotes(name) + " is a " + std::string(toString(joint.type())) +
+                    " joint; angles are read for joints with one or two axes");
+      }
+      for (sdf::ElementPtr angle = e->GetFirstElement(); angle; angle = angle->GetNextElement()) {
+        if (angle->GetName() != "angle") continue;
+        unsigned int axis = 0;
+        if (!angle->GetAttribute("axis")->Get<unsigned int>(axis) || axis >= static_cast<unsigned>(joint.numDofs())) {
+          fail(angle,
+               "<state>: joint " + inQuotes(name) + " has no axis " + angle->GetAttribute("axis")->GetAsString());
+        }
+        const double value = angle->Get<double>();
+        if (!std::isfinite(value)) fail(angle, "<state>: the angle of joint " + inQuotes(name) + " is not finite");
+        const int dof = static_cast<int>(axis);
+        joint.setPosition(it->second.swapped ? 1 - dof : dof, value);
+      }
+    }
+  }
+
+  // ---- closures and couplers -----------------------------------------------
+
+  void addClosure(const ModelGraph& g, const JointNode& j, const std::string& reason) {
+    const std::string type = j.type == "revolute2" ? "universal" : j.type;
+    const std::optional<LoopClosureFamily> family = detail::closureFamilyForJointType(type);
+    if (!family) {
+      fail(j.joint->Element(), "joint " + inQuotes(j.name) + " of type " + inQuotes(j.type) + " closes a loop, but a " +
+                                   j.type +
+                                   " joint has no loop-closure equivalent; mark another joint of the loop "
+                                   "must_be_loop_joint");
+    }
+    CutJoint cut;
+    cut.name = g.name + "::" + j.name;
+    cut.fileType = j.type;
+    cut.line = lineOf(j.joint->Element());
+    cut.parent = engineFrame(g, j.parent);
+    cut.child = engineFrame(g, j.child);
+    cut.jointInParent = framePose(g, j.parent).inverse() * j.X_WJ;
+    cut.jointInChild = framePose(g, j.child).inverse() * j.X_WJ;
+    cut.axis = j.axis;
+    cut.axis2 = j.axis2;
+    detail::addCutClosure(m_world, cut, *family, reason, fileOf(j.joint->Element()), m_report);
+  }
+
+  /// The engine joint of tree joint `name`, for a coupler.
+  Joint coupledJoint(const ModelGraph& g, const JointNode& coupling, const std::string& name,
+                     const std::string& role) const {
+    const auto it = g.jointIndex.find(name);
+    if (it == g.jointIndex.end()) {
+      fail(coupling.joint->Element(),
+           "joint " + inQuotes(coupling.name) + ": its " + role + " joint " + inQuotes(name) + " does not exist");
+    }
+    const std::optional<Joint>& joint = m_joints[static_cast<std::size_t>(it->second)];
+    if (!joint) {
+      fail(coupling.joint->Element(), "joint " + inQuotes(coupling.name) + ": its " + role + " joint " +
+                                          inQuotes(name) +
+                                          " is not a joint of the tree (it closes a loop or is "
+                                          "ignored), so it has no coordinate to couple");
+    }
+    return *joint;
+  }
+
+  void addCoupler(const JointNode& at, const std::string& name, const Joint& leader, const Joint& follower,
+                  const std::string& leaderName, const std::string& followerName, double ratio, double offset) {
+    try {
+      m_world.addJointCoupler(name, JointCouplerSpec{leader, follower, ratio, offset});
+    } catch (const Error& e) {
+      fail(at.joint->Element(), "joint " + inQuotes(at.name) + ": " + e.what());
+    }
+    m_report.couplers.push_back(
+        CouplerMade{name, leaderName, followerName, ratio, offset, fileOf(at.joint->Element()),
+                    lineOf(at.joint->Element())});
+  }
+
+  /// A gearbox joint couples the joint between its reference body and its
+  /// parent link (θ1, about `axis`) with the joint between the reference
+  /// body and its child link (θ2, about `axis2`): θ2 = -gearbox_ratio·θ1.
+  void addGearbox(const ModelGraph& g, const JointNode& gearbox) {
+    const sdf::ElementPtr e = gearbox.joint->Element();
+    const std::string refName = e->Get<std::string>("gearbox_reference_body");
+    const double gearRatio = e->Get<double>("gearbox_ratio");
+    const std::string scopedRef = refName == "world" ? refName : gearbox.prefix + refName;
+    if (refName == "__default__" || (scopedRef != "world" && g.linkIndex.count(scopedRef) == 0)) {
+      fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": <gearbox_reference_body> " + inQuotes(refName) +
+                  " is not a link of the model");
+    }
+    if (!std::isfinite(gearRatio) || gearRatio == 0.0) {
+      fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": <gearbox_ratio> must be a non-zero finite number");
+    }
+    const int ref = linkOf(g, scopedRef);
+    // The joint between the reference body and `link`, and the sign that
+    // turns its coordinate into the angle from the reference body to `link`
+    // about `axisW`.
+    auto side = [&](int link, const Vector3d& axisW, const char* which) -> std::pair<int, double> {
+      for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+        const JointNode& j = g.joints[ji];
+        if (j.type == "gearbox") continue;
+        if (!((j.parent == ref && j.child == link) || (j.parent == link && j.child == ref))) continue;
+        const double alignment = j.axisW.normalized().dot(axisW.normalized());
+        if (std::abs(alignment) < 1.0 - 1e-6) {
+          fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": its " + which + " is not parallel to the axis of " +
+                      inQuotes(j.name));
+        }
+        return {static_cast<int>(ji), (alignment > 0.0 ? 1.0 : -1.0) * (j.parent == ref ? 1.0 : -1.0)};
+      }
+      fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": no joint connects the reference body " +
+                  inQuotes(scopedRef) + " with " + inQuotes(linkName(g, link)));
+    };
+    const auto [leaderJoint, leaderSign] = side(gearbox.parent, gearbox.axisW, "<axis>");
+    const auto [followerJoint, followerSign] = side(gearbox.child, gearbox.axis2W, "<axis2>");
+    const std::string& leaderName = g.joints[static_cast<std::size_t>(leaderJoint)].name;
+    const std::string& followerName = g.joints[static_cast<std::size_t>(followerJoint)].name;
+    const Joint leader = coupledJoint(g, gearbox, leaderName, "leader");
+    const Joint follower = coupledJoint(g, gearbox, followerName, "follower");
+    addCoupler(gearbox, g.name + "::" + gearbox.name, leader, follower, leaderName, followerName,
+               -gearRatio * leaderSign * followerSign, 0.0);
+  }
+
+  /// <axis><mimic joint="leader"><multiplier/><offset/><reference/></mimic>
+  /// (SDF 1.11): q = multiplier·(q_leader − reference) + offset.
+  void addMimic(const ModelGraph& g, const JointNode& j) {
+    const sdf::JointAxis* axis = j.joint->Axis(0);
+    const sdf::JointAxis* axis2 = j.joint->Axis(1);
+    if (axis2 != nullptr && childElement(axis2->Element(), "mimic")) {
+      fail(j.joint->Element(), "joint " + inQuotes(j.name) +
+                                   ": <mimic> on <axis2> is not supported (couplers join "
+                                   "one-degree-of-freedom joints)");
+    }
+    const sdf::ElementPtr mimic = axis ? childElement(axis->Element(), "mimic") : nullptr;
+    if (!mimic) return;
+    const sdf::ElementPtr e = j.joint->Element();
+    auto number = [&](const char* name, double fallback) {
+      const std::optional<std::string> text = childText(mimic, name);
+      if (!text) return fallback;
+      const std::optional<double> v = detail::parseFiniteDouble(*text);
+      if (!v) fail(e, "joint " + inQuotes(j.name) + ": <mimic><" + name + "> '" + *text + "' is not a finite number");
+      return *v;
+    };
+    if (!mimic->HasAttribute("joint")) fail(e, "joint " + inQuotes(j.name) + ": <mimic> needs the attribute 'joint'");
+    if (mimic->HasAttribute("axis") && mimic->GetAttribute("axis")->GetAsString() != "axis") {
+      fail(e, "joint " + inQuotes(j.name) + ": <mimic axis=\"" + mimic->GetAttribute("axis")->GetAsString() +
+                  "\"> is not supported (couplers join one-degree-of-freedom joints)");
+    }
+    const std::string leaderName = j.prefix + mimic->GetAttribute("joint")->GetAsString();
+    const double multiplier = number("multiplier", 1.0);
+    const double offset = number("offset", 0.0);
+    const double reference = number("reference", 0.0);
+    const Joint leader = coupledJoint(g, j, leaderName, "leader");
+    const Joint follower = coupledJoint(g, j, j.name, "follower");
+    addCoupler(j, g.name + "::" + j.name, leader, follower, leaderName, j.name, multiplier,
+               offset - multiplier * reference);
+  }
+
+  // ---- shapes ----------------------------------------------------------------
+
+  const ResourceResolver& resolverFor(const std::string& sdfFile) {
+    if (sdfFile.empty() || sdfFile == kSdfStringName || sdfFile == m_sdfName) return m_resolver;
+    const fs::path dir = fs::path(sdfFile).parent_path();
+    auto it = m_resolvers.find(dir.string());
+    if (it == m_resolvers.end()) it = m_resolvers.emplace(dir.string(), ResourceResolver(m_options, dir, true)).first;
+    return it->second;
+  }
+
+  /// Geometry of a collision or visual; nothing (reported) for geometry
+  /// that is not imported.
+  std::optional<Geometry> geometryOf(const sdf::Geometry& geom, const sdf::ElementPtr& owner, const std::string& what,
+                                     bool collision, bool moving) {
+    switch (geom.Type()) {
+      case sdf::GeometryType::BOX:
+        return Geometry::box(toEigen(geom.BoxShape()->Size()));
+      case sdf::GeometryType::SPHERE:
+        return Geometry::sphere(geom.SphereShape()->Radius());
+      case sdf::GeometryType::CYLINDER:
+        return Geometry::cylinder(geom.CylinderShape()->Radius(), geom.CylinderShape()->Length());
+      case sdf::GeometryType::CAPSULE:
+        return Geometry::capsule(geom.CapsuleShape()->Radius(), geom.CapsuleShape()->Length());
+      case sdf::GeometryType::ELLIPSOID:
+        return Geometry::ellipsoid(toEigen(geom.EllipsoidShape()->Radii()));
+      case sdf::GeometryType::PLANE:
+        if (!collision) {
+          ignore(owner, what + ": a plane cannot be drawn; the visual is not imported");
+        } else if (moving) {
+          ignore(owner, what + ": a plane must be static, and this link moves; the collision is not imported");
+        } else {
+          return Geometry::plane();
+        }
+        return std::nullopt;
+      case sdf::GeometryType::MESH:
+        return meshOf(*geom.MeshShape(), owner, what, collision && moving);
+      case sdf::GeometryType::EMPTY:
+        return std::nullopt;
+      default:
+        ignore(owner, what + ": heightmaps are not supported; not imported");
+        return std::nullopt;
+    }
+  }
+
+  std::optional<Geometry> meshOf(const sdf::Mesh& mesh, const sdf::ElementPtr& owner, const std::string& what,
+                                 bool convexHull) {
+    if (!m_options.loadMeshes) {
+      ignore(owner, what + ": mesh " + inQuotes(mesh.Uri()) + " not loaded (meshes are switched off)");
+      return std::nullopt;
+    }
+    if (!mesh.Submesh().empty()) {
+      ignore(owner, what + ": <submesh> " + inQuotes(mesh.Submesh()) + " is not supported; the whole mesh is used");
+    }
+    std::string whyNot;
+    const std::optional<fs::path> file = resolverFor(mesh.FilePath()).resolve(mesh.Uri(), &whyNot);
+    if (!file) fail(owner, what + ": mesh " + inQuotes(mesh.Uri()) + ": " + whyNot);
+    try {
+      Geometry g = detail::meshGeometry(*file, toEigen(mesh.Scale()), convexHull);
+      ++m_report.numMeshesLoaded;
+      return g;
+    } catch (const Error& e) {
+      fail(owner, what + ": mesh " + inQuotes(mesh.Uri()) + ": " + e.what());
+    }
+  }
+
+  static Material materialOf(const sdf::Collision& collision) {
+    Material m;
+    const sdf::ElementPtr surface = childElement(collision.Element(), "surface");
+    const sdf::ElementPtr ode = childElement(childElement(surface, "friction"), "ode");
+    if (const std::optional<std::string> mu = childText(ode, "mu")) {
+      if (const std::optional<double> v = detail::parseFiniteDouble(*mu)) m.friction = *v;
+    }
+    if (const std::optional<std::string> e = childText(childElement(surface, "bounce"), "restitution_coefficient")) {
+      if (const std::optional<double> v = detail::parseFiniteDouble(*e)) m.restitution = *v;
+    }
+    return m;
+  }
+
+  void addShapes(const ModelGraph& g, int link) {
+    const LinkNode& node = g.links[static_cast<std::size_t>(link)];
+    const sdf::Link& sdfLink = *node.link;
+    const bool moving = !node.anchored;
+    const Frame owner = engineFrame(g, link);
+    const Isometry3d X_OL = moving ? Isometry3d::Identity() : node.X_WL;
+    const std::string prefix = g.name + "::" + node.name + "::";
+    const sdf::ElementPtr linkElement = sdfLink.Element();
+    if (moving && linkElement->HasElement("gravity") && !linkElement->Get<bool>("gravity")) {
+      ignore(sdfLink.Element(), "link " + inQuotes(node.name) + ": <gravity>false</gravity> is not supported");
+    }
+    if (moving && linkElement->HasElement("kinematic") && linkElement->Get<bool>("kinematic")) {
+      ignore(sdfLink.Element(), "link " + inQuotes(node.name) + ": <kinematic>true</kinematic> is not supported");
+    }
+    for (uint64_t i = 0; i < sdfLink.CollisionCount(); ++i) {
+      const sdf::Collision& c = *sdfLink.CollisionByIndex(i);
+      const std::string what = "collision " + inQuotes(node.name + "::" + c.Name());
+      const std::optional<Geometry> geometry = geometryOf(*c.Geom(), c.Element(), what, true, moving);
+      if (!geometry) continue;
+      CollisionShapeOptions opts;
+      opts.name = uniqueShapeName(prefix + c.Name());
+      opts.geometry = *geometry;
+      opts.pose = X_OL * resolvePose(c.SemanticPose(), "", c.Element(), what);
+      if (geometry->type == GeometryType::Plane) {
+        opts.pose.linear() = opts.pose.linear() * detail::rotationWithZAlong(toEigen(c.Geom()->PlaneShape()->Normal()));
+        m_hasPlane = true;
+      }
+      opts.material = materialOf(c);
+      try {
+        m_world.addCollisionShape(owner, opts);
+      } catch (const Error& e) {
+        fail(c.Element(), what + ": " + e.what());
+      }
+    }
+    for (uint64_t i = 0; i < sdfLink.VisualCount(); ++i) {
+      const sdf::Visual& v = *sdfLink.VisualByIndex(i);
+      const std::string what = "visual " + inQuotes(node.name + "::" + v.Name());
+      const std::optional<Geometry> geometry = geometryOf(*v.Geom(), v.Element(), what, false, moving);
+      if (!geometry) continue;
+      VisualShapeOptions opts;
+      opts.name = uniqueShapeName(prefix + v.Name());
+      opts.geometry = *geometry;
+      opts.pose = X_OL * resolvePose(v.SemanticPose(), "", v.Element(), what);
+      const sdf::ElementPtr diffuse = v.Material() ? childElement(v.Material()->Element(), "diffuse") : nullptr;
+      if (diffuse && diffuse->GetExplicitlySetInFile()) {
+        const ignition::math::Color c = v.Material()->Diffuse();
+        opts.color = Vector4d(c.R(), c.G(), c.B(), c.A());
+      } else if (!geometry->meshFile.empty()) {
+        if (const std::optional<Vector4d> c = detail::loadMesh(geometry->meshFile)->color) opts.color = *c;
+      }
+      opts.color[3] *= 1.0 - static_cast<double>(v.Transparency());
+      opts.color = opts.color.cwiseMax(0.0).cwiseMin(1.0);
+      try {
+        m_world.addVisualShape(owner, opts);
+      } catch (const Error& e) {
+        fail(v.Element(), what + ": " + e.what());
+      }
+    }
+  }
+
+  World& m_world;
+  std::string m_source;   ///< the file name in reports and errors
+  std::string m_sdfName;  ///< what sdformat calls the document
+  const ImportOptions& m_options;
+  ResourceResolver m_resolver;
+  std::map<std::string, ResourceResolver> m_resolvers;  ///< per folder of an included SDF file
+  std::vector<std::string> m_lookupFailures;
+  ImportReport m_report;
+  bool m_hasPlane = false;
+  std::optional<Vector3d> m_gravity;  ///< of the imported world
+  std::optional<double> m_timeStep;   ///< of the imported world (s)
+  /// Tree joints by model and joint name, for the joint angles of <state>.
+  struct StateJoint {
+    Joint joint;
+    bool swapped = false;  ///< a universal joint traversed backwards: its DoFs are the SDF's in reverse
+  };
+  std::map<std::string, std::map<std::string, StateJoint>> m_stateJoints;
+  std::vector<Link> m_links;                   ///< per link of the model being imported
+  std::vector<std::optional<Joint>> m_joints;  ///< per joint of that model: its engine joint, if in the tree
+};
+
+}  // namespace
+
+ImportReport importSdf(World& world, const fs::path& file, const ImportOptions& options) {
+  return detail::guardedImport(world, file.string(), [&] {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw ImportError(file.string(), 0, "cannot open the file");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    SdfImporter importer(world, file.string(), file.parent_path(), options);
+    return importer.run(text, &file);
+  });
 }
 
 ImportReport importSdfFromString(World& world, const std::string& text, const std::string& sourceName,
-                                 const std::filesystem::path& baseDirectory, const ImportOptions& options) {
-  (void)world;
-  (void)text;
-  (void)baseDirectory;
-  (void)options;
-  throw ImportError(sourceName, 0, "SDF import is not available yet");
+                                 const fs::path& baseDirectory, const ImportOptions& options) {
+  return detail::guardedImport(world, sourceName, [&] {
+    SdfImporter importer(world, sourceName, baseDirectory, options);
+    return importer.run(text, nullptr);
+  });
 }
 
 }  // namespace articula::io

@@ -500,7 +500,7 @@ struct Importer {
       } catch (const Error& e) {
         throw ImportError(file, line, "<mimic> of joint '" + name + "': " + e.what());
       }
-      report.couplers.push_back(CouplerMade{name, leaderName, name, spec.ratio, spec.offset, line});
+      report.couplers.push_back(CouplerMade{name, leaderName, name, spec.ratio, spec.offset, file, line});
     }
   }
 

@@ -45,6 +45,7 @@ struct LoopCut {
   std::string closure;  ///< the LoopClosure created for it (same name as the joint)
   LoopClosureFamily family = LoopClosureFamily::Rigid;
   std::string reason;  ///< why this joint, and not another one, was cut
+  std::string file;    ///< the file that declares the joint (an included file for SDF)
   int line = 0;
 };
 
@@ -55,6 +56,7 @@ struct CouplerMade {
   std::string follower;
   double ratio = 1.0;
   double offset = 0.0;
+  std::string file;
   int line = 0;
 };
 
@@ -67,8 +69,8 @@ struct ReportEntry {
 };
 
 struct AssemblyReport {
-  bool performed = false;        ///< the closures were violated and the projection ran
-  double residualBefore = 0.0;   ///< stacked closure residual norm before
+  bool performed = false;        ///< closures or couplers were violated and the projection ran
+  double residualBefore = 0.0;   ///< stacked closure and coupler residual norm before
   double residualAfter = 0.0;    ///< and after
   int iterations = 0;
 };
