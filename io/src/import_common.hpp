@@ -68,7 +68,6 @@ Matrix3d rotationWithZAlong(const Vector3d& axis);
 /// A joint of a file that closes a loop, in the terms of the engine.
 struct CutJoint {
   std::string name;
-  std::string fileType;  ///< type as written in the file (for messages)
   int line = 0;
   Frame parent;                                    ///< parent link (or the world)
   Frame child;                                     ///< child link

@@ -912,7 +912,6 @@ class SdfImporter {
     }
     CutJoint cut;
     cut.name = g.name + "::" + j.name;
-    cut.fileType = j.type;
     cut.line = lineOf(j.joint->Element());
     cut.parent = engineFrame(g, j.parent);
     cut.child = engineFrame(g, j.child);

@@ -430,7 +430,6 @@ struct Importer {
       const XMLElement* e = n.element;
       CutJoint cut;
       cut.name = n.name;
-      cut.fileType = n.type;
       cut.line = n.line;
       cut.parent = frameOf(n.parent);
       cut.child = frameOf(n.child);
