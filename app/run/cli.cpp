@@ -127,8 +127,8 @@ io::ImportReport loadInput(World& world, const InputOptions& input, bool quiet) 
   if (fs::is_directory(status)) throw CliError(input.file + ": is a directory, not a scene or robot file");
   const std::string ext = fs::path(input.file).extension().string();
   if (input.rootGiven && ext == ".articula" && !quiet) {
-    std::cerr << "articula-run: note: --fixed-base/--floating-base apply to URDF and SDF files; "
-              << input.file << " keeps the attachment it was saved with\n";
+    std::cerr << "articula-run: note: --fixed-base/--floating-base apply to URDF and SDF files; " << input.file
+              << " keeps the attachment it was saved with\n";
   }
   return io::importFile(world, input.file, input.import);
 }

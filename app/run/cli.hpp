@@ -30,7 +30,9 @@ class CliError : public std::runtime_error {
   bool m_usageHint = false;
 };
 
-[[noreturn]] inline void usageError(const std::string& message) { throw CliError(message, true); }
+[[noreturn]] inline void usageError(const std::string& message) {
+  throw CliError(message, true);
+}
 
 /// Walks the arguments of a subcommand; understands `--option value` and
 /// `--option=value`.

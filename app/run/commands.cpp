@@ -327,9 +327,8 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   }
   if (diverged) {
     std::cerr << "articula-run: the simulation diverged at step " << good + 1 << ": " << failure
-              << "\narticula-run: stopped; the last good frame is step " << good << " (t = " << formatNumber(t)
-              << " s)" << (csv.enabled() ? ", the last row of " + o.csv : std::string())
-              << "; try a smaller --dt\n"
+              << "\narticula-run: stopped; the last good frame is step " << good << " (t = " << formatNumber(t) << " s)"
+              << (csv.enabled() ? ", the last row of " + o.csv : std::string()) << "; try a smaller --dt\n"
               << std::flush;
   }
 

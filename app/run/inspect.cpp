@@ -57,7 +57,9 @@ struct Topology {
   int positions = 0;
 };
 
-std::string qualifiedJoint(const Joint& j) { return j.getMultibody().name() + "/" + j.name(); }
+std::string qualifiedJoint(const Joint& j) {
+  return j.getMultibody().name() + "/" + j.name();
+}
 
 // A link's name within its multibody (Frame::name() is "multibody/link").
 std::string linkName(const Link& link, const std::string& multibody) {
@@ -109,7 +111,8 @@ Topology collect(const World& world, const io::ImportReport& report) {
   }
   for (const JointCoupler& c : world.getJointCouplers()) {
     const JointCouplerSpec spec = c.getSpec();
-    t.couplers.push_back({c.name(), qualifiedJoint(spec.leader), qualifiedJoint(spec.follower), spec.ratio, spec.offset});
+    t.couplers.push_back(
+        {c.name(), qualifiedJoint(spec.leader), qualifiedJoint(spec.follower), spec.ratio, spec.offset});
   }
   t.dofs = world.numDofs();
   t.positions = world.numPositions();
@@ -142,8 +145,7 @@ void printText(std::ostream& os, const Topology& t, const io::ImportReport& repo
       wParent = std::max(wParent, j.parent.size());
     }
     os << "  " << padded("joint", wName) << "  " << padded("type", wType) << "  " << padded("DoF", wDof) << "  "
-       << padded("parent", wParent)
-       << "    child (mass)\n";
+       << padded("parent", wParent) << "    child (mass)\n";
     for (const JointInfo& j : m.joints) {
       std::string dof = std::to_string(j.dofs);
       if (j.positions != j.dofs) dof += " (nq " + std::to_string(j.positions) + ")";
@@ -235,7 +237,7 @@ int inspectCommand(const std::vector<std::string>& argv) {
       input.file = a;
     } else {
       usageError(a.empty() || a[0] != '-' ? "inspect takes one FILE (got '" + a + "' as well)"
-                                           : "unknown option '" + a + "' for inspect");
+                                          : "unknown option '" + a + "' for inspect");
     }
   }
   if (input.file.empty() && input.scene.empty()) usageError("inspect needs a FILE");

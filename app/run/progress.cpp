@@ -50,8 +50,8 @@ void ProgressBar::draw(long step, double simTime, double elapsed) {
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.append(static_cast<std::size_t>(kWidth - filled), '.');
-  const std::string eta = step > 0 ? duration(elapsed * static_cast<double>(m_total - step) / static_cast<double>(step))
-                                   : std::string("?");
+  const std::string eta =
+      step > 0 ? duration(elapsed * static_cast<double>(m_total - step) / static_cast<double>(step)) : std::string("?");
   const double rtf = elapsed > 0.0 ? simTime / elapsed : 0.0;
   std::fprintf(stderr, "\r[%s] %5.1f%%  elapsed %s  ETA %s  RTF %.3g   ", bar.c_str(), 100.0 * fraction,
                duration(elapsed).c_str(), eta.c_str(), rtf);

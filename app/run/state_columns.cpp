@@ -91,9 +91,8 @@ int StateColumns::resolvePosition(const std::string& requested, const StateOwner
     if (owner != nullptr) *owner = &o;
     if (whole) {
       if (o.numPositions == 1 && !o.joint.empty()) return o.positionOffset;
-      throw CliError("--set: '" + name + "' has " + std::to_string(o.numPositions) +
-                     " position coordinates; write " + o.name + ":K=VALUE with K in 0.." +
-                     std::to_string(o.numPositions - 1));
+      throw CliError("--set: '" + name + "' has " + std::to_string(o.numPositions) + " position coordinates; write " +
+                     o.name + ":K=VALUE with K in 0.." + std::to_string(o.numPositions - 1));
     }
     if (k >= o.numPositions) {
       throw CliError("--set: '" + base + "' has " + std::to_string(o.numPositions) + " position coordinate" +

@@ -119,9 +119,9 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-  const aiScene* scene = importer.ReadFile(
-      file.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices |
-                         aiProcess_SortByPType | aiProcess_DropNormals);
+  const aiScene* scene = importer.ReadFile(file.string(), aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                                              aiProcess_PreTransformVertices | aiProcess_SortByPType |
+                                                              aiProcess_DropNormals);
   if (scene == nullptr) throw Error(std::string("cannot read mesh: ") + importer.GetErrorString());
   auto out = std::make_shared<MeshData>();
   for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
@@ -288,8 +288,8 @@ void assembleClosures(World& world, const ImportOptions& options, const std::str
   report.assembly.iterations = result.iterations;
   if (!result.success) {
     std::ostringstream os;
-    os << "cannot assemble the closed loops and couplings: residual " << before << " → " << result.finalResidual << " after "
-       << result.iterations << " iterations (" << result.message
+    os << "cannot assemble the closed loops and couplings: residual " << before << " → " << result.finalResidual
+       << " after " << result.iterations << " iterations (" << result.message
        << "); fix the joint frames or import without assembly";
     throw ImportError(file, 0, os.str());
   }
@@ -336,8 +336,7 @@ void warnMasslessLinks(const World& world, const std::string& file, ImportReport
       if (link.getParentJoint().numDofs() == 0) continue;
       if (link.getInertia().mass > 0.0) continue;
       report.warnings.push_back(ReportEntry{
-          file, 0,
-          "link '" + link.name() + "' moves (joint '" + link.getParentJoint().name() + "') but has no mass"});
+          file, 0, "link '" + link.name() + "' moves (joint '" + link.getParentJoint().name() + "') but has no mass"});
     }
   }
 }
@@ -393,10 +392,18 @@ std::string jsonString(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -429,16 +436,16 @@ std::string ImportReport::toText() const {
      << " coupler(s), " << ignored.size() << " ignored element(s), " << warnings.size() << " warning(s), "
      << numMeshesLoaded << " mesh(es)\n";
   for (const LoopCut& c : cuts) {
-    os << "  cut: " << where(c.file.empty() ? file : c.file, c.line) << ": joint '" << c.joint << "' → loop closure '" << c.closure << "' ("
-       << toString(c.family) << "): " << c.reason << "\n";
+    os << "  cut: " << where(c.file.empty() ? file : c.file, c.line) << ": joint '" << c.joint << "' → loop closure '"
+       << c.closure << "' (" << toString(c.family) << "): " << c.reason << "\n";
   }
   for (const CouplerMade& c : couplers) {
-    os << "  coupler: " << where(c.file.empty() ? file : c.file, c.line) << ": '" << c.coupler << "': " << c.follower << " = " << number(c.ratio)
-       << "·" << c.leader << " + " << number(c.offset) << "\n";
+    os << "  coupler: " << where(c.file.empty() ? file : c.file, c.line) << ": '" << c.coupler << "': " << c.follower
+       << " = " << number(c.ratio) << "·" << c.leader << " + " << number(c.offset) << "\n";
   }
   if (assembly.performed) {
-    os << "  assembled: closure residual " << number(assembly.residualBefore) << " → "
-       << number(assembly.residualAfter) << " in " << assembly.iterations << " iteration(s)\n";
+    os << "  assembled: closure residual " << number(assembly.residualBefore) << " → " << number(assembly.residualAfter)
+       << " in " << assembly.iterations << " iteration(s)\n";
   }
   for (const ReportEntry& e : ignored) os << "  ignored: " << where(e.file, e.line) << ": " << e.message << "\n";
   for (const ReportEntry& e : warnings) os << "  warning: " << where(e.file, e.line) << ": " << e.message << "\n";

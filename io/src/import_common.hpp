@@ -69,8 +69,8 @@ Matrix3d rotationWithZAlong(const Vector3d& axis);
 struct CutJoint {
   std::string name;
   int line = 0;
-  Frame parent;                                    ///< parent link (or the world)
-  Frame child;                                     ///< child link
+  Frame parent;                                       ///< parent link (or the world)
+  Frame child;                                        ///< child link
   Isometry3d jointInParent = Isometry3d::Identity();  ///< joint frame in the parent frame
   Isometry3d jointInChild = Isometry3d::Identity();   ///< joint frame in the child frame (equal at zero joint position)
   Vector3d axis = Vector3d::UnitZ();                  ///< first axis, joint frame

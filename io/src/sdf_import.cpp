@@ -947,9 +947,8 @@ class SdfImporter {
     } catch (const Error& e) {
       fail(at.joint->Element(), "joint " + inQuotes(at.name) + ": " + e.what());
     }
-    m_report.couplers.push_back(
-        CouplerMade{name, leaderName, followerName, ratio, offset, fileOf(at.joint->Element()),
-                    lineOf(at.joint->Element())});
+    m_report.couplers.push_back(CouplerMade{name, leaderName, followerName, ratio, offset, fileOf(at.joint->Element()),
+                                            lineOf(at.joint->Element())});
   }
 
   /// A gearbox joint couples the joint between its reference body and its

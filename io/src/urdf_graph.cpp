@@ -93,7 +93,8 @@ UrdfGraph analyzeUrdf(const tinyxml2::XMLDocument& doc, const std::string& file)
     if (j.parent.empty()) throw ImportError(file, j.line, "joint '" + j.name + "' has no " + pTag);
     if (j.child.empty()) throw ImportError(file, j.line, "joint '" + j.name + "' has no " + cTag);
     if (g.linkIndex.count(j.parent) == 0) {
-      throw ImportError(file, lineP, "joint '" + j.name + "' names parent link '" + j.parent + "', which does not exist");
+      throw ImportError(file, lineP,
+                        "joint '" + j.name + "' names parent link '" + j.parent + "', which does not exist");
     }
     if (g.linkIndex.count(j.child) == 0) {
       throw ImportError(file, lineC, "joint '" + j.name + "' names child link '" + j.child + "', which does not exist");
@@ -128,9 +129,10 @@ UrdfGraph analyzeUrdf(const tinyxml2::XMLDocument& doc, const std::string& file)
     }
     std::string cycle = link;
     for (auto it = std::find(path.begin(), path.end(), link) + 1; it != path.end(); ++it) cycle += " ← " + *it;
-    throw ImportError(file, g.robotLine,
-                      "no root link: every link is the child of a joint, so the joints form a cycle through the root (" +
-                          cycle + " ← " + link + ")");
+    throw ImportError(
+        file, g.robotLine,
+        "no root link: every link is the child of a joint, so the joints form a cycle through the root (" + cycle +
+            " ← " + link + ")");
   }
   if (roots.size() > 1) {
     std::string names;

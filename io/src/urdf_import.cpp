@@ -50,11 +50,14 @@ class TreePrinter : public tinyxml2::XMLPrinter {
   std::set<const XMLElement*> m_skip;
 };
 
-Vector3d toEigen(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+Vector3d toEigen(const urdf::Vector3& v) {
+  return {v.x, v.y, v.z};
+}
 
 Isometry3d toIsometry(const urdf::Pose& p) {
   Isometry3d X = Isometry3d::Identity();
-  X.linear() = Eigen::Quaterniond(p.rotation.w, p.rotation.x, p.rotation.y, p.rotation.z).normalized().toRotationMatrix();
+  X.linear() =
+      Eigen::Quaterniond(p.rotation.w, p.rotation.x, p.rotation.y, p.rotation.z).normalized().toRotationMatrix();
   X.translation() = toEigen(p.position);
   return X;
 }
@@ -63,9 +66,9 @@ Isometry3d toIsometry(const urdf::Pose& p) {
 // <loop_joint> and top-level <material> elements.
 const std::map<std::string, std::size_t>& numericAttributes() {
   static const std::map<std::string, std::size_t> m{
-      {"xyz", 3},     {"rpy", 3},    {"size", 3},     {"scale", 3},     {"rgba", 4},       {"value", 1},
-      {"ixx", 1},     {"ixy", 1},    {"ixz", 1},      {"iyy", 1},       {"iyz", 1},        {"izz", 1},
-      {"radius", 1},  {"length", 1}, {"lower", 1},    {"upper", 1},     {"effort", 1},     {"velocity", 1},
+      {"xyz", 3},     {"rpy", 3},      {"size", 3},       {"scale", 3}, {"rgba", 4},   {"value", 1},
+      {"ixx", 1},     {"ixy", 1},      {"ixz", 1},        {"iyy", 1},   {"iyz", 1},    {"izz", 1},
+      {"radius", 1},  {"length", 1},   {"lower", 1},      {"upper", 1}, {"effort", 1}, {"velocity", 1},
       {"damping", 1}, {"friction", 1}, {"multiplier", 1}, {"offset", 1}};
   return m;
 }
@@ -130,8 +133,8 @@ struct Importer {
       if (tag != "joint") continue;
       for (const char* child : {"safety_controller", "calibration"}) {
         if (const XMLElement* c = e->FirstChildElement(child)) {
-          ignore(c->GetLineNum(), "<" + std::string(child) + "> of joint '" + std::string(e->Attribute("name")) +
-                                      "' not imported");
+          ignore(c->GetLineNum(),
+                 "<" + std::string(child) + "> of joint '" + std::string(e->Attribute("name")) + "' not imported");
         }
       }
     }
@@ -163,8 +166,10 @@ struct Importer {
       const std::size_t close = handler.messages.find(']', open);
       if (open != std::string::npos && close != std::string::npos) {
         const std::string name = handler.messages.substr(open + 1, close - open - 1);
-        if (const int l = jointLine(name); l > 0) line = l;
-        else if (const int k = linkLine(name); k > 0) line = k;
+        if (const int l = jointLine(name); l > 0)
+          line = l;
+        else if (const int k = linkLine(name); k > 0)
+          line = k;
       }
       throw ImportError(file, line,
                         "the URDF parser rejected the model: " +
@@ -190,8 +195,10 @@ struct Importer {
     const Matrix3d before = in.rotational;
     if (detail::repairInertia(in)) {
       std::ostringstream os;
-      os << "link '" << l.name << "': principal moments " << Eigen::SelfAdjointEigenSolver<Matrix3d>(before).eigenvalues().transpose()
-         << " violate the triangle inequality; raised to " << Eigen::SelfAdjointEigenSolver<Matrix3d>(in.rotational).eigenvalues().transpose();
+      os << "link '" << l.name << "': principal moments "
+         << Eigen::SelfAdjointEigenSolver<Matrix3d>(before).eigenvalues().transpose()
+         << " violate the triangle inequality; raised to "
+         << Eigen::SelfAdjointEigenSolver<Matrix3d>(in.rotational).eigenvalues().transpose();
       warn(linkLine(l.name), os.str());
     }
     return in;
@@ -437,7 +444,8 @@ struct Importer {
         if (o == nullptr) return Isometry3d::Identity();
         const auto xyz = detail::parseDoubles(o->Attribute("xyz") ? o->Attribute("xyz") : "0 0 0", 3);
         const auto rpy = detail::parseDoubles(o->Attribute("rpy") ? o->Attribute("rpy") : "0 0 0", 3);
-        return detail::poseFromXyzRpy(Vector3d((*xyz)[0], (*xyz)[1], (*xyz)[2]), Vector3d((*rpy)[0], (*rpy)[1], (*rpy)[2]));
+        return detail::poseFromXyzRpy(Vector3d((*xyz)[0], (*xyz)[1], (*xyz)[2]),
+                                      Vector3d((*rpy)[0], (*rpy)[1], (*rpy)[2]));
       };
       if (e->FirstChildElement("link1") != nullptr) {
         cut.jointInParent = pose(e->FirstChildElement("link1"));

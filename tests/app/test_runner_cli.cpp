@@ -48,7 +48,9 @@ QString describe(const RunResult& r) {
       .arg(r.out, r.err);
 }
 
-QString sourcePath(const QString& relative) { return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative; }
+QString sourcePath(const QString& relative) {
+  return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative;
+}
 
 struct Csv {
   QStringList header;
@@ -139,8 +141,8 @@ class TestRunnerCli : public QObject {
       *why = QStringLiteral("example-robot-data not found under ") + models;
       return false;
     }
-    const RunResult r = runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"),
-                                 models});
+    const RunResult r =
+        runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"), models});
     if (r.exitCode == 2 && r.err.contains(QStringLiteral("not available yet"))) {
       *why = QStringLiteral("the URDF importer is not available yet: ") + r.err.trimmed();
       return false;
@@ -191,10 +193,10 @@ class TestRunnerCli : public QObject {
   }
 
   void durationAndDt() {
-    const RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
-                                 QStringLiteral("--duration"), QStringLiteral("0.05"), QStringLiteral("--dt"),
-                                 QStringLiteral("0.0005"), QStringLiteral("--integrator"),
-                                 QStringLiteral("semi-implicit-euler"), QStringLiteral("--quiet")});
+    const RunResult r =
+        runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                 QStringLiteral("--duration"), QStringLiteral("0.05"), QStringLiteral("--dt"), QStringLiteral("0.0005"),
+                 QStringLiteral("--integrator"), QStringLiteral("semi-implicit-euler"), QStringLiteral("--quiet")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QVERIFY2(r.out.startsWith(QStringLiteral("steps=100 sim_time=0.05")), qPrintable(r.out));
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
@@ -221,12 +223,13 @@ class TestRunnerCli : public QObject {
     QVERIFY(z > 0);
     // On the ground the bottom box stays at 0.1 m; without contacts it falls ½ g t² = 1.23 m.
     QVERIFY2(std::abs(a.rows.last()[z] - 0.1) < 0.01, qPrintable(QString::number(a.rows.last()[z])));
-    QVERIFY2(std::abs(b.rows.last()[z] - (0.1 - 0.5 * 9.81 * 0.25)) < 0.01, qPrintable(QString::number(b.rows.last()[z])));
+    QVERIFY2(std::abs(b.rows.last()[z] - (0.1 - 0.5 * 9.81 * 0.25)) < 0.01,
+             qPrintable(QString::number(b.rows.last()[z])));
   }
 
   void inspectJson() {
-    const RunResult r = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
-                                 QStringLiteral("--json")});
+    const RunResult r = runTool(
+        {QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula")), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
@@ -268,7 +271,8 @@ class TestRunnerCli : public QObject {
     QVERIFY2(r.out.contains(QStringLiteral("import of ")), qPrintable(r.out));
     const RunResult fb = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula"))});
     QVERIFY2(fb.exitCode == 0, qPrintable(describe(fb)));
-    for (const char* s : {"crank_joint", "revolute", "four_bar_pin: hinge, world <-> four_bar/rocker", "total: 3 DoF"}) {
+    for (const char* s :
+         {"crank_joint", "revolute", "four_bar_pin: hinge, world <-> four_bar/rocker", "total: 3 DoF"}) {
       QVERIFY2(fb.out.contains(QString::fromUtf8(s)), qPrintable(s + QStringLiteral(" missing in\n") + fb.out));
     }
   }
@@ -290,10 +294,10 @@ class TestRunnerCli : public QObject {
     r = runTool({QStringLiteral("run")});
     QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
 
-    for (const QStringList& bad : {QStringList{"--steps", "ten"}, QStringList{"--dt", "-1"},
-                                   QStringList{"--gravity", "0,0"}, QStringList{"--set", "nope=1"},
-                                   QStringList{"--set", "crank_joint=abc"}, QStringList{"--steps", "1", "--duration", "1"},
-                                   QStringList{"--record", tmp(QStringLiteral("x.replay"))}}) {
+    for (const QStringList& bad :
+         {QStringList{"--steps", "ten"}, QStringList{"--dt", "-1"}, QStringList{"--gravity", "0,0"},
+          QStringList{"--set", "nope=1"}, QStringList{"--set", "crank_joint=abc"},
+          QStringList{"--steps", "1", "--duration", "1"}, QStringList{"--record", tmp(QStringLiteral("x.replay"))}}) {
       r = runTool(QStringList{QStringLiteral("run"), fourBar} + bad);
       QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
       QVERIFY2(!r.err.isEmpty(), qPrintable(bad.join(' ')));
@@ -312,7 +316,8 @@ class TestRunnerCli : public QObject {
     }
     // Broken XML.
     const QString broken = tmp(QStringLiteral("broken.articula"));
-    QVERIFY(writeFile(broken, "<?xml version=\"1.0\"?>\n<articula version=\"1\">\n  <multibody name=\"x\">\n</articula>\n"));
+    QVERIFY(writeFile(broken,
+                      "<?xml version=\"1.0\"?>\n<articula version=\"1\">\n  <multibody name=\"x\">\n</articula>\n"));
     r = runTool({QStringLiteral("run"), broken});
     QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
     QVERIFY2(QRegularExpression(QRegularExpression::escape(broken) + QStringLiteral(":\\d+:")).match(r.err).hasMatch(),
@@ -322,8 +327,8 @@ class TestRunnerCli : public QObject {
   void divergenceExitsWith3() {
     // An explicit (RK4) step of 10 ms on a joint spring of 1e12 N·m/rad grows without bound.
     const QString scene = tmp(QStringLiteral("stiff.articula"));
-    QVERIFY(writeFile(scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.01\" integrator=\"rk4\"",
-                                           " stiffness=\"1e12\"")));
+    QVERIFY(writeFile(
+        scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.01\" integrator=\"rk4\"", " stiffness=\"1e12\"")));
     const QString csvPath = tmp(QStringLiteral("stiff.csv"));
     const RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1000"),
                                  QStringLiteral("--csv"), csvPath});
@@ -382,12 +387,13 @@ class TestRunnerCli : public QObject {
                                     pendulumLink("rod", "hinge", "-0.3") + "    </multibody>\n</articula>");
     QVERIFY(writeFile(scene, text));
     const QString csvPath = tmp(QStringLiteral("two.csv"));
-    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1"),
-                           QStringLiteral("--csv"), csvPath, QStringLiteral("--set"),
-                           QStringLiteral("second/hinge=0.25")});
+    RunResult r =
+        runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--csv"),
+                 csvPath, QStringLiteral("--set"), QStringLiteral("second/hinge=0.25")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     const Csv csv = readCsv(csvPath);
-    QCOMPARE(csv.header, (QStringList{"t", "q:pendulum/hinge", "q:second/hinge", "v:pendulum/hinge", "v:second/hinge"}));
+    QCOMPARE(csv.header,
+             (QStringList{"t", "q:pendulum/hinge", "q:second/hinge", "v:pendulum/hinge", "v:second/hinge"}));
     QCOMPARE(csv.rows[0][2], 0.25);
     r = runTool({QStringLiteral("run"), scene, QStringLiteral("--set"), QStringLiteral("hinge=0.25")});
     QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
@@ -396,7 +402,8 @@ class TestRunnerCli : public QObject {
 
   void zeroGravityKeepsAPendulumAtRest() {
     const QString scene = tmp(QStringLiteral("pendulum.articula"));
-    QVERIFY(writeFile(scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"semi-implicit-euler\"")));
+    QVERIFY(writeFile(scene,
+                      pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"semi-implicit-euler\"")));
     const QString still = tmp(QStringLiteral("still.csv"));
     const QString swinging = tmp(QStringLiteral("swinging.csv"));
     RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("200"),
@@ -432,7 +439,8 @@ class TestRunnerCli : public QObject {
     const QString builtin = tmp(QStringLiteral("gear.articula"));
     r = runTool({QStringLiteral("export"), QStringLiteral("gear-pair"), builtin});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    r = runTool({QStringLiteral("run"), builtin, QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--quiet")});
+    r = runTool(
+        {QStringLiteral("run"), builtin, QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--quiet")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     r = runTool({QStringLiteral("export"), tmp(QStringLiteral("none.urdf")), tmp(QStringLiteral("none.articula"))});
     QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
@@ -441,8 +449,8 @@ class TestRunnerCli : public QObject {
   void builtinScenesStillWork() {
     RunResult r = runTool({QStringLiteral("list")});
     QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("four-bar")), qPrintable(describe(r)));
-    r = runTool({QStringLiteral("run"), QStringLiteral("--scene"), QStringLiteral("four-bar"), QStringLiteral("--steps"),
-                 QStringLiteral("20")});
+    r = runTool({QStringLiteral("run"), QStringLiteral("--scene"), QStringLiteral("four-bar"),
+                 QStringLiteral("--steps"), QStringLiteral("20")});
     QVERIFY2(r.exitCode == 0 && kSummary.match(r.out).hasMatch(), qPrintable(describe(r)));
     r = runTool({QStringLiteral("--scene"), QStringLiteral("chain-5"), QStringLiteral("--steps"), QStringLiteral("20"),
                  QStringLiteral("--solver"), QStringLiteral("direct-pivoting")});
@@ -490,7 +498,8 @@ class TestRunnerCli : public QObject {
     QCOMPARE(dofs({}), 6);
     QCOMPARE(dofs({QStringLiteral("--fixed-base")}), 6);
     QCOMPARE(dofs({QStringLiteral("--floating-base")}), 12);
-    const RunResult text = runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"), models});
+    const RunResult text =
+        runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"), models});
     QVERIFY2(text.exitCode == 0 && text.out.contains(QStringLiteral("shoulder_pan_joint")), qPrintable(describe(text)));
   }
 
@@ -499,12 +508,14 @@ class TestRunnerCli : public QObject {
     if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
     const QString models = sourcePath(QStringLiteral("../shared/models"));
     const QString out = tmp(QStringLiteral("ur5.articula"));
-    RunResult r = runTool({QStringLiteral("export"), models + "/" + kUr5, out, QStringLiteral("--package-path"), models});
+    RunResult r =
+        runTool({QStringLiteral("export"), models + "/" + kUr5, out, QStringLiteral("--package-path"), models});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     r = runTool({QStringLiteral("inspect"), out, QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value("dofs").toInt(), 6);
-    r = runTool({QStringLiteral("run"), out, QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--quiet")});
+    r = runTool(
+        {QStringLiteral("run"), out, QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--quiet")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
   }
 };

@@ -75,7 +75,9 @@ void useRk4(World& world) {
   world.setOptions(o);
 }
 
-double energy(const World& world) { return world.computeKineticEnergy() + world.computePotentialEnergy(); }
+double energy(const World& world) {
+  return world.computeKineticEnergy() + world.computePotentialEnergy();
+}
 
 std::string readFile(const fs::path& p) {
   std::ifstream in(p);
@@ -98,7 +100,7 @@ class TestUrdfImport : public QObject {
       return;
     }
     const std::map<std::string, int> documented{
-        {"panda.urdf", 9}, {"panda_collision.urdf", 9}, {"ur5_robot.urdf", 6}, {"ur5_gripper.urdf", 6},
+        {"panda.urdf", 9},   {"panda_collision.urdf", 9}, {"ur5_robot.urdf", 6},      {"ur5_gripper.urdf", 6},
         {"solo12.urdf", 12}, {"hyq_no_sensors.urdf", 12}, {"double_pendulum.urdf", 2}};
     std::set<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(kRobots)) {
@@ -257,7 +259,8 @@ class TestUrdfImport : public QObject {
     QVERIFY(std::abs(mb.getJoint("rocker_joint")->getPosition(0) - crank.getPosition(0)) < 1e-6);
     QVERIFY(std::abs(crank.getPosition(0) - 0.6) > 0.1);  // it did swing
     QVERIFY2(totalResidual(world) <= 1e-6, qPrintable(test::num(totalResidual(world))));
-    QVERIFY2(std::abs(energy(world) - e0) < 1e-4 * std::max(1.0, std::abs(e0)), qPrintable(test::num(energy(world) - e0)));
+    QVERIFY2(std::abs(energy(world) - e0) < 1e-4 * std::max(1.0, std::abs(e0)),
+             qPrintable(test::num(energy(world) - e0)));
   }
 
   void unassembledModelIsAssembled() {
@@ -349,10 +352,13 @@ class TestUrdfImport : public QObject {
     io::importUrdfFromString(floating, text, "<string>", {}, o);
     QVERIFY(floating.getMultibodies().front().getRootLink()->getParentJoint().type() == JointType::Free);
     // A root link called "world" is the world: its joint becomes the root joint.
-    const std::string onWorld = "<robot name=\"r\">\n"
+    const std::string onWorld =
+        "<robot name=\"r\">\n"
         "  <link name=\"world\"/>\n"
-        "  <link name=\"arm\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>\n"
-        "  <joint name=\"shoulder\" type=\"revolute\"><parent link=\"world\"/><child link=\"arm\"/><origin xyz=\"0 0 1\"/><axis xyz=\"0 0 1\"/>\n"
+        "  <link name=\"arm\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" "
+        "iyz=\"0\" izz=\"0.1\"/></inertial></link>\n"
+        "  <joint name=\"shoulder\" type=\"revolute\"><parent link=\"world\"/><child link=\"arm\"/><origin xyz=\"0 0 "
+        "1\"/><axis xyz=\"0 0 1\"/>\n"
         "    <limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"1\"/></joint>\n"
         "</robot>";
     World w;
@@ -366,7 +372,8 @@ class TestUrdfImport : public QObject {
   void inertialFrameIsRotatedIntoTheLink() {
     // A thin rod along the inertial frame's x axis, turned by 90° about z: in
     // the link frame its large moments are about x and z.
-    const std::string text = "<robot name=\"r\">\n"
+    const std::string text =
+        "<robot name=\"r\">\n"
         "  <link name=\"rod\">\n"
         "    <inertial><origin xyz=\"0.1 0.2 0.3\" rpy=\"0 0 1.5707963267948966\"/><mass value=\"2\"/>\n"
         "      <inertia ixx=\"0.001\" ixy=\"0\" ixz=\"0\" iyy=\"0.5\" iyz=\"0\" izz=\"0.5\"/></inertial>\n"
@@ -386,12 +393,16 @@ class TestUrdfImport : public QObject {
     QTest::addColumn<QString>("urdf");
     QTest::addColumn<QString>("expected");
     QTest::addColumn<int>("line");
-    const QString link = "<link name=\"%1\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>";
+    const QString link =
+        "<link name=\"%1\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
+        "izz=\"1\"/></inertial></link>";
     const QString a = link.arg("a");
     const QString b = link.arg("b");
-    QTest::newRow("malformed XML") << QString("<robot name=\"r\">\n" + a + "\n<joint name=\"j\" type=\"fixed\">\n</robot>")
+    QTest::newRow("malformed XML") << QString("<robot name=\"r\">\n" + a +
+                                              "\n<joint name=\"j\" type=\"fixed\">\n</robot>")
                                    << "malformed XML" << 3;
-    QTest::newRow("not a robot") << QString("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"/>") << "expected a <robot>" << 2;
+    QTest::newRow("not a robot") << QString("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"/>") << "expected a <robot>"
+                                 << 2;
     QTest::newRow("robot without name") << QString("<robot>\n" + a + "\n</robot>") << "no name attribute" << 1;
     QTest::newRow("link without name") << QString("<robot name=\"r\">\n<link/>\n</robot>") << "<link> has no name" << 2;
     QTest::newRow("duplicate link") << QString("<robot name=\"r\">\n" + a + "\n" + a + "\n</robot>")
@@ -406,55 +417,66 @@ class TestUrdfImport : public QObject {
                    "\n<joint name=\"j\" type=\"hinge\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>")
         << "unknown type 'hinge'" << 4;
     QTest::newRow("joint without child")
-        << QString("<robot name=\"r\">\n" + a + "\n" + b + "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/></joint>\n</robot>")
+        << QString("<robot name=\"r\">\n" + a + "\n" + b +
+                   "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/></joint>\n</robot>")
         << "has no <child link=...>" << 4;
     QTest::newRow("unknown parent link")
         << QString("<robot name=\"r\">\n" + a + "\n" + b +
                    "\n<joint name=\"j\" type=\"fixed\">\n<parent link=\"x\"/><child link=\"b\"/></joint>\n</robot>")
         << "parent link 'x', which does not exist" << 5;
     QTest::newRow("joint to itself")
-        << QString("<robot name=\"r\">\n" + a + "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"a\"/></joint>\n</robot>")
+        << QString("<robot name=\"r\">\n" + a +
+                   "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"a\"/></joint>\n</robot>")
         << "connects link 'a' to itself" << 3;
     QTest::newRow("cycle through the root")
         << QString("<robot name=\"r\">\n" + a + "\n" + b +
-                   "\n<joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>"
-                   "\n<joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/><axis xyz=\"0 0 1\"/></joint>\n</robot>")
+                   "\n<joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 "
+                   "1\"/></joint>"
+                   "\n<joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/><axis xyz=\"0 0 "
+                   "1\"/></joint>\n</robot>")
         << "cycle through the root" << 1;
-    QTest::newRow("two roots") << QString("<robot name=\"r\">\n" + a + "\n" + b + "\n</robot>") << "several root links" << 3;
+    QTest::newRow("two roots") << QString("<robot name=\"r\">\n" + a + "\n" + b + "\n</robot>") << "several root links"
+                               << 3;
     QTest::newRow("negative mass")
-        << QString("<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"-1\"/>"
-                   "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n</robot>")
+        << QString(
+               "<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"-1\"/>"
+               "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n</robot>")
         << "mass -1 is negative" << 2;
     QTest::newRow("indefinite inertia")
-        << QString("<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"1\"/>"
-                   "<inertia ixx=\"1\" ixy=\"2\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n</robot>")
+        << QString(
+               "<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"1\"/>"
+               "<inertia ixx=\"1\" ixy=\"2\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n</robot>")
         << "not positive semi-definite" << 2;
-    QTest::newRow("NaN in an origin")
-        << QString("<robot name=\"r\">\n" + a + "\n" + b +
-                   "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/>\n<origin xyz=\"0 nan 0\"/></joint>\n</robot>")
-        << "attribute 'xyz' of <origin> must be 3 finite numbers, got '0 nan 0'" << 5;
-    QTest::newRow("missing collision mesh")
-        << QString("<robot name=\"r\">\n<link name=\"a\">\n<collision><geometry><mesh filename=\"no_such.stl\"/></geometry></collision></link>\n</robot>")
-        << "cannot find mesh 'no_such.stl'" << 2;
-    QTest::newRow("zero axis")
-        << QString("<robot name=\"r\">\n" + a + "\n" + b +
-                   "\n<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 0\"/></joint>\n</robot>")
-        << "has a zero axis" << 4;
+    QTest::newRow("NaN in an origin") << QString("<robot name=\"r\">\n" + a + "\n" + b +
+                                                 "\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child "
+                                                 "link=\"b\"/>\n<origin xyz=\"0 nan 0\"/></joint>\n</robot>")
+                                      << "attribute 'xyz' of <origin> must be 3 finite numbers, got '0 nan 0'" << 5;
+    QTest::newRow("missing collision mesh") << QString(
+                                                   "<robot name=\"r\">\n<link name=\"a\">\n<collision><geometry><mesh "
+                                                   "filename=\"no_such.stl\"/></geometry></collision></link>\n</robot>")
+                                            << "cannot find mesh 'no_such.stl'" << 2;
+    QTest::newRow("zero axis") << QString("<robot name=\"r\">\n" + a + "\n" + b +
+                                          "\n<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child "
+                                          "link=\"b\"/><axis xyz=\"0 0 0\"/></joint>\n</robot>")
+                               << "has a zero axis" << 4;
     QTest::newRow("inverted limits")
         << QString("<robot name=\"r\">\n" + a + "\n" + b +
                    "\n<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/>"
                    "<limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>")
         << "lower limit 1 is above the upper limit -1" << 4;
-    QTest::newRow("planar loop joint")
-        << QString("<robot name=\"r\">\n" + a + "\n" + b + "\n" + link.arg("c") +
-                   "\n<joint name=\"j1\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>"
-                   "\n<joint name=\"j2\" type=\"continuous\"><parent link=\"a\"/><child link=\"c\"/><axis xyz=\"0 0 1\"/></joint>"
-                   "\n<joint name=\"j3\" type=\"planar\"><parent link=\"b\"/><child link=\"c\"/><axis xyz=\"0 0 1\"/></joint>\n</robot>")
-        << "has no loop-closure equivalent" << 7;
+    QTest::newRow("planar loop joint") << QString("<robot name=\"r\">\n" + a + "\n" + b + "\n" + link.arg("c") +
+                                                  "\n<joint name=\"j1\" type=\"continuous\"><parent link=\"a\"/><child "
+                                                  "link=\"b\"/><axis xyz=\"0 0 1\"/></joint>"
+                                                  "\n<joint name=\"j2\" type=\"continuous\"><parent link=\"a\"/><child "
+                                                  "link=\"c\"/><axis xyz=\"0 0 1\"/></joint>"
+                                                  "\n<joint name=\"j3\" type=\"planar\"><parent link=\"b\"/><child "
+                                                  "link=\"c\"/><axis xyz=\"0 0 1\"/></joint>\n</robot>")
+                                       << "has no loop-closure equivalent" << 7;
     QTest::newRow("mimic of an unknown joint")
-        << QString("<robot name=\"r\">\n" + a + "\n" + b +
-                   "\n<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/>"
-                   "<mimic joint=\"ghost\"/></joint>\n</robot>")
+        << QString(
+               "<robot name=\"r\">\n" + a + "\n" + b +
+               "\n<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/>"
+               "<mimic joint=\"ghost\"/></joint>\n</robot>")
         << "mimics 'ghost'" << 4;
   }
 
@@ -503,8 +525,10 @@ class TestUrdfImport : public QObject {
   }
 
   void missingVisualMeshIsReported() {
-    const std::string text = "<robot name=\"r\">\n"
-        "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>\n"
+    const std::string text =
+        "<robot name=\"r\">\n"
+        "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
+        "izz=\"1\"/></inertial>\n"
         "    <visual><geometry><mesh filename=\"package://nowhere/mesh.dae\"/></geometry></visual></link>\n"
         "</robot>";
     World world;

@@ -19,7 +19,8 @@ namespace articula::io {
 
 /// How the root link of an imported model is attached to the world.
 enum class RootAttachment {
-  Default,   ///< as the file says: URDF fixed (unless the root is joined to a link named "world"), SDF floating unless joined to the world
+  Default,   ///< as the file says: URDF fixed (unless the root is joined to a link named "world"), SDF floating unless
+             ///< joined to the world
   Fixed,     ///< welded to the world
   Floating,  ///< a six-DoF free joint
 };
@@ -35,7 +36,7 @@ struct ImportOptions {
   /// Assemble the initial state with the kinematic projection when a loop
   /// closure's residual exceeds its tolerance; failure is an ImportError.
   bool assemble = true;
-  bool loadMeshes = true;  ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
+  bool loadMeshes = true;       ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
   bool addGroundPlane = false;  ///< add a ground plane at z = 0 when the file has none (SDF worlds carry their own)
 };
 
@@ -69,9 +70,9 @@ struct ReportEntry {
 };
 
 struct AssemblyReport {
-  bool performed = false;        ///< closures or couplers were violated and the projection ran
-  double residualBefore = 0.0;   ///< stacked closure and coupler residual norm before
-  double residualAfter = 0.0;    ///< and after
+  bool performed = false;       ///< closures or couplers were violated and the projection ran
+  double residualBefore = 0.0;  ///< stacked closure and coupler residual norm before
+  double residualAfter = 0.0;   ///< and after
   int iterations = 0;
 };
 
