@@ -332,11 +332,15 @@ bool repairInertia(Inertia& inertia) {
 
 void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report) {
   for (const Multibody& mb : world.getMultibodies()) {
+    // Names as the file writes them, without the multibody prefix.
+    const std::string prefix = mb.name() + "/";
+    const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
     for (const Link& link : mb.getLinks()) {
       if (link.getParentJoint().numDofs() == 0) continue;
       if (link.getInertia().mass > 0.0) continue;
-      report.warnings.push_back(ReportEntry{
-          file, 0, "link '" + link.name() + "' moves (joint '" + link.getParentJoint().name() + "') but has no mass"});
+      report.warnings.push_back(ReportEntry{file, 0,
+                                            "link '" + local(link.name()) + "' moves (joint '" +
+                                                local(link.getParentJoint().name()) + "') but has no mass"});
     }
   }
 }

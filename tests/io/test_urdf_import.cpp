@@ -288,6 +288,26 @@ class TestUrdfImport : public QObject {
     QVERIFY(std::abs(totalResidual(world) - std::sqrt(0.08)) < 1e-12);
   }
 
+  void loopThatCannotCloseIsAnError() {
+    // Crank (0.5 m), coupler (1.2 m) and rocker (0.7 m) cannot span pivots 3 m apart.
+    std::string text = readFile(kData / "four_bar_unassembled.urdf");
+    const std::size_t at = text.find("<origin xyz=\"1.0 0 0\"/>");
+    QVERIFY(at != std::string::npos);
+    text.replace(at, std::string("<origin xyz=\"1.0 0 0\"/>").size(), "<origin xyz=\"3.0 0 0\"/>");
+    World world;
+    try {
+      io::importUrdfFromString(world, text, "far.urdf");
+      QFAIL("no ImportError");
+    } catch (const io::ImportError& e) {
+      QVERIFY2(std::string(e.what()).find("cannot assemble") != std::string::npos, e.what());
+    }
+    QCOMPARE(world.numMultibodies(), std::size_t{0});
+    World open;
+    io::ImportOptions o;
+    o.assemble = false;
+    EXPECT_NO_THROW(io::importUrdfFromString(open, text, "far.urdf", {}, o));
+  }
+
   void loopJointElementBecomesClosure() {
     World world;
     io::ImportReport report;
