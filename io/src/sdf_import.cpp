@@ -351,7 +351,7 @@ class SdfImporter {
         (e.FilePath() && *e.FilePath() != m_sdfName)) {
       return {};
     }
-    const std::string& path = *e.XmlPath();
+    const std::string path = *e.XmlPath();  // XmlPath() returns a temporary
     std::string leaf = path.substr(path.rfind('/') + 1);
     leaf = leaf.substr(0, leaf.find('['));
     const tinyxml2::XMLElement* found = nullptr;

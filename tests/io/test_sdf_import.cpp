@@ -526,7 +526,7 @@ class TestSdfImport : public QObject {
     io::ImportReport report;
     EXPECT_NO_THROW(report = io::importSdfFromString(world, sdf, "types.sdf", {}, testOptions()));
     QCOMPARE(report.warnings.size(), std::size_t(1));
-    QVERIFY2(report.warnings.front().message.find("'types/h'") != std::string::npos,
+    QVERIFY2(report.warnings.front().message.find("link 'h'") != std::string::npos,
              report.warnings.front().message.c_str());
     const Multibody mb = *world.getMultibody("types");
     QVERIFY(mb.getJoint("universal")->type() == JointType::Universal);
