@@ -50,6 +50,12 @@ class TreePrinter : public tinyxml2::XMLPrinter {
   std::set<const XMLElement*> m_skip;
 };
 
+std::string shortNumber(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 Vector3d toEigen(const urdf::Vector3& v) {
   return {v.x, v.y, v.z};
 }
@@ -342,12 +348,12 @@ struct Importer {
       if (L.velocity > 0.0) {
         s.velocityLimits = VectorXd::Constant(1, L.velocity);
       } else {
-        ignore(line, "joint '" + j.name + "': velocity limit " + std::to_string(L.velocity) + " read as no limit");
+        ignore(line, "joint '" + j.name + "': velocity limit " + shortNumber(L.velocity) + " read as no limit");
       }
       if (L.effort > 0.0) {
         s.effortLimits = VectorXd::Constant(1, L.effort);
       } else {
-        ignore(line, "joint '" + j.name + "': effort limit " + std::to_string(L.effort) + " read as no limit");
+        ignore(line, "joint '" + j.name + "': effort limit " + shortNumber(L.effort) + " read as no limit");
       }
     }
     return s;
