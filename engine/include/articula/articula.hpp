@@ -7,6 +7,7 @@
 #include <articula/error.hpp>
 #include <articula/frame.hpp>
 #include <articula/joint_spec.hpp>
+#include <articula/layout.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>

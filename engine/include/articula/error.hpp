@@ -41,4 +41,12 @@ class InvalidArgument : public Error {
   using Error::Error;
 };
 
+/// Recorded runtime state does not fit the world: its layout (bodies,
+/// joints, closures, couplers, collision shapes, solver) differs from the
+/// layout it was recorded with. The message names what differs.
+class LayoutIncompatible : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace articula
