@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 
 #ifdef BT_USE_DOUBLE_PRECISION
 #error "Articula links the single-precision Bullet libraries; do not define BT_USE_DOUBLE_PRECISION"
@@ -64,9 +65,10 @@ struct CollisionDetector::Impl {
   std::vector<std::unique_ptr<btCollisionShape>> shapes;
   std::vector<std::unique_ptr<btTriangleMesh>> meshes;
   std::vector<std::unique_ptr<btCollisionObject>> objects;
-  std::vector<int> body;    // per shape
-  std::vector<SE3> pose;    // per shape
-  std::vector<int> moving;  // indices of shapes on bodies
+  std::vector<int> body;                       // per shape
+  std::vector<SE3> pose;                       // per shape
+  std::vector<int> moving;                     // indices of shapes on bodies
+  std::vector<btPersistentManifold*> ordered;  // scratch of orderedManifolds
 };
 
 namespace {
@@ -171,13 +173,76 @@ void CollisionDetector::update(const std::vector<SE3>& X_WB) {
   }
 }
 
+namespace {
+
+// Manifolds in the order of their shape indices.
+void orderedManifolds(btCollisionDispatcher& dispatcher, std::vector<btPersistentManifold*>& out) {
+  out.clear();
+  const int nm = dispatcher.getNumManifolds();
+  for (int k = 0; k < nm; ++k) out.push_back(dispatcher.getManifoldByIndexInternal(k));
+  std::sort(out.begin(), out.end(), [](const btPersistentManifold* a, const btPersistentManifold* b) {
+    const int a0 = a->getBody0()->getUserIndex();
+    const int b0 = b->getBody0()->getUserIndex();
+    return a0 != b0 ? a0 < b0 : a->getBody1()->getUserIndex() < b->getBody1()->getUserIndex();
+  });
+}
+
+}  // namespace
+
+std::size_t manifoldPointSize() {
+  return sizeof(btManifoldPoint);
+}
+
+void CollisionDetector::capture(std::vector<ManifoldState>& out) const {
+  auto& I = *m_impl;
+  out.clear();
+  orderedManifolds(I.dispatcher, I.ordered);
+  for (const btPersistentManifold* man : I.ordered) {
+    const int np = man->getNumContacts();
+    if (np == 0) continue;
+    ManifoldState s;
+    s.shape0 = man->getBody0()->getUserIndex();
+    s.shape1 = man->getBody1()->getUserIndex();
+    s.numPoints = np;
+    s.points.resize(static_cast<std::size_t>(np) * sizeof(btManifoldPoint));
+    for (int j = 0; j < np; ++j) {
+      std::memcpy(s.points.data() + static_cast<std::size_t>(j) * sizeof(btManifoldPoint), &man->getContactPoint(j),
+                  sizeof(btManifoldPoint));
+    }
+    out.push_back(std::move(s));
+  }
+}
+
+void CollisionDetector::restore(const std::vector<ManifoldState>& in) {
+  auto& I = *m_impl;
+  // Every pair close enough to touch gets its collision algorithm and
+  // manifold (a pair that held points was within the contact threshold, so
+  // its boxes overlap now too); then every manifold is emptied and refilled.
+  I.world.performDiscreteCollisionDetection();
+  orderedManifolds(I.dispatcher, I.ordered);
+  for (btPersistentManifold* man : I.ordered) man->clearManifold();
+  std::size_t next = 0;
+  for (btPersistentManifold* man : I.ordered) {
+    const int s0 = man->getBody0()->getUserIndex();
+    const int s1 = man->getBody1()->getUserIndex();
+    while (next < in.size() && (in[next].shape0 < s0 || (in[next].shape0 == s0 && in[next].shape1 < s1))) ++next;
+    if (next == in.size() || in[next].shape0 != s0 || in[next].shape1 != s1) continue;
+    const ManifoldState& st = in[next];
+    for (int j = 0; j < st.numPoints; ++j) {
+      btManifoldPoint pt;
+      std::memcpy(&pt, st.points.data() + static_cast<std::size_t>(j) * sizeof(btManifoldPoint),
+                  sizeof(btManifoldPoint));
+      man->addManifoldPoint(pt);
+    }
+  }
+}
+
 void CollisionDetector::detect(std::vector<ContactPoint>& out) {
   auto& I = *m_impl;
   out.clear();
   I.world.performDiscreteCollisionDetection();
-  const int nm = I.dispatcher.getNumManifolds();
-  for (int k = 0; k < nm; ++k) {
-    btPersistentManifold* man = I.dispatcher.getManifoldByIndexInternal(k);
+  orderedManifolds(I.dispatcher, I.ordered);
+  for (btPersistentManifold* man : I.ordered) {
     const int np = man->getNumContacts();
     if (np == 0) continue;
     const int a = man->getBody0()->getUserIndex();

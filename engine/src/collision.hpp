@@ -27,6 +27,18 @@ struct ContactPoint {
   void* cache = nullptr;                // persistent point (warm-start storage)
 };
 
+// The persistent points of one contact manifold, raw (same build only):
+// what contact generation and warm starting carry from one step to the next.
+struct ManifoldState {
+  int shape0 = -1;  // compiled shape indices, in the manifold's order
+  int shape1 = -1;
+  int numPoints = 0;
+  std::vector<unsigned char> points;
+};
+
+// Bytes of one raw manifold point.
+std::size_t manifoldPointSize();
+
 class CollisionDetector {
  public:
   struct ShapeInput {
@@ -43,8 +55,16 @@ class CollisionDetector {
 
   // Pushes the transforms of moving shapes (X_WB per body).
   void update(const std::vector<SE3>& X_WB);
-  // Broadphase + narrowphase; appends every manifold point to `out` (cleared first).
+  // Broadphase + narrowphase; appends every manifold point to `out` (cleared
+  // first), manifolds ordered by their shape indices so that the order does
+  // not depend on the order in which pairs were found.
   void detect(std::vector<ContactPoint>& out);
+
+  // The manifolds that hold points, ordered by shape indices.
+  void capture(std::vector<ManifoldState>& out) const;
+  // Replaces every manifold's points by the captured ones, for the poses last
+  // pushed with update() (which must be the captured poses).
+  void restore(const std::vector<ManifoldState>& in);
 
   // Warm-start storage inside a persistent point: the normal impulse and
   // the friction impulse along the contact's two tangent directions.

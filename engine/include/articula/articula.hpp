@@ -13,6 +13,7 @@
 #include <articula/options.hpp>
 #include <articula/rigid_body.hpp>
 #include <articula/shape.hpp>
+#include <articula/snapshot.hpp>
 #include <articula/state_space.hpp>
 #include <articula/types.hpp>
 #include <articula/world.hpp>

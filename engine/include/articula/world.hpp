@@ -15,6 +15,7 @@
 #include <articula/options.hpp>
 #include <articula/rigid_body.hpp>
 #include <articula/shape.hpp>
+#include <articula/snapshot.hpp>
 #include <articula/state_space.hpp>
 
 #include <cstdint>
@@ -238,6 +239,14 @@ class World {
   WorldState getState() const;
   /// Writes back a state copy. @throws InvalidArgument on size mismatch.
   void setState(const WorldState& state);
+  /// Everything mutable that decides the next step (articula/snapshot.hpp).
+  RuntimeSnapshot captureRuntimeState() const;
+  /// Puts the world into a captured state: enters simulation mode if the
+  /// snapshot was taken in it, restores state, policies, contact manifolds
+  /// and row impulses. The world's layout must be the one the snapshot was
+  /// taken with (the recorder checks the layout fingerprint); sizes that do
+  /// not match throw InvalidArgument and leave the world unchanged.
+  void restoreRuntimeState(const RuntimeSnapshot& snapshot);
   /// Total kinetic and potential (gravity + springs) energy of all bodies (J).
   double computeKineticEnergy() const;
   double computePotentialEnergy() const;

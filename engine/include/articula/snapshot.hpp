@@ -1,0 +1,27 @@
+#pragma once
+/// @file
+/// RuntimeSnapshot: everything mutable that decides how a World continues
+/// from a step, for replays and scrubbing.
+
+#include <articula/loop_closure.hpp>
+#include <articula/state_space.hpp>
+
+#include <vector>
+
+namespace articula {
+
+/// The WorldState, the simulation mode, the loop-closure and coupler runtime
+/// policies (creation order), and what the solver carries from one step to
+/// the next: contact manifolds with their warm-start impulses and the
+/// closure and coupler row impulses, as raw bytes. Restoring a snapshot into
+/// the world it came from (or one of the same layout, same build) and
+/// stepping reproduces the original continuation bit for bit.
+struct RuntimeSnapshot {
+  WorldState state;
+  bool simulationMode = false;
+  std::vector<LoopClosureRuntimePolicy> closurePolicies;
+  std::vector<LoopClosureRuntimePolicy> couplerPolicies;
+  std::vector<unsigned char> solverData;
+};
+
+}  // namespace articula
