@@ -136,7 +136,7 @@ class TestRuntimeSnapshot : public QObject {
     builderFor(scene)(world);
     configure(world, method, rk4);
     world.enterSimulationMode();
-    constexpr int kSteps = 600;
+    constexpr int kSteps = 560;
     std::vector<RuntimeSnapshot> recording;
     for (int k = 0; k < kSteps; ++k) {
       recording.push_back(world.captureRuntimeState());
@@ -151,10 +151,10 @@ class TestRuntimeSnapshot : public QObject {
     configure(fresh, method, rk4);
     for (World* target : {&world, &fresh}) {
       // Frames all along the run, with and without contacts at the time.
-      for (int k = 0; k < kSteps; k += (k < 2 ? 1 : 23)) {
+      for (int k = 0; k < kSteps; k += (k < 2 ? 1 : 37)) {
         target->restoreRuntimeState(recording[static_cast<std::size_t>(k)]);
         QCOMPARE(target->getFrameIndex(), recording[static_cast<std::size_t>(k)].state.frameIndex);
-        for (int j = k + 1; j <= std::min(k + 60, kSteps); ++j) {
+        for (int j = k + 1; j <= std::min(k + 40, kSteps); ++j) {
           target->step();
           const WorldState& expected = recording[static_cast<std::size_t>(j)].state;
           ARTICULA_CHECK(target->getPositions() == expected.positions && target->getVelocities() == expected.velocities,
