@@ -86,7 +86,6 @@ bool hasFindings(const io::ImportReport& report);
 
 /// Shortest text that reads back as the same double ("nan", "inf", "-inf" for those).
 std::string formatNumber(double value);
-/// JSON string literal (quotes and escapes included).
-std::string jsonString(const std::string& text);
+using io::jsonString;
 
 }  // namespace articula::run

@@ -141,12 +141,6 @@ class TestRunnerCli : public QObject {
       *why = QStringLiteral("example-robot-data not found under ") + models;
       return false;
     }
-    const RunResult r =
-        runTool({QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--package-path"), models});
-    if (r.exitCode == 2 && r.err.contains(QStringLiteral("not available yet"))) {
-      *why = QStringLiteral("the URDF importer is not available yet: ") + r.err.trimmed();
-      return false;
-    }
     return true;
   }
 

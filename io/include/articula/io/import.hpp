@@ -92,6 +92,10 @@ struct ImportReport {
   std::string toJson() const;
 };
 
+/// `text` as a JSON string literal, quotes and escapes included (the
+/// report's JSON and the runner's use it).
+std::string jsonString(const std::string& text);
+
 /// Reads a URDF file (or text) into `world`, which must be empty and in
 /// design mode. Relative mesh paths resolve against `file`'s folder (for a
 /// string: against `baseDirectory`).
