@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #ifdef BT_USE_DOUBLE_PRECISION
 #error "Articula links the single-precision Bullet libraries; do not define BT_USE_DOUBLE_PRECISION"
@@ -189,28 +191,71 @@ void orderedManifolds(btCollisionDispatcher& dispatcher, std::vector<btPersisten
 
 }  // namespace
 
-std::size_t manifoldPointSize() {
-  return sizeof(btManifoldPoint);
+namespace {
+
+// A persistent point as contact generation and warm starting read it in the
+// next step: local points (cache matching, refresh), world points, normal
+// and distance (refresh, choosing which point to drop from a full
+// manifold, the contact list), the warm-start impulses and the age. Every
+// other field is set afresh whenever Bullet adds or replaces a point.
+struct CompactPoint {
+  float localA[3], localB[3], worldA[3], worldB[3], normal[3];
+  float distance, impulse, lateral1, lateral2;
+  std::int32_t lifeTime;
+};
+static_assert(sizeof(CompactPoint) == 80, "compact manifold points are 80 bytes");
+static_assert(std::is_same_v<btScalar, float>, "compact manifold points hold single-precision Bullet values");
+
+void put3(float* out, const btVector3& v) {
+  out[0] = v.x();
+  out[1] = v.y();
+  out[2] = v.z();
+}
+btVector3 get3(const float* in) {
+  return {in[0], in[1], in[2]};
 }
 
-void CollisionDetector::capture(std::vector<ManifoldState>& out) const {
+}  // namespace
+
+std::size_t manifoldPointSize() {
+  return sizeof(CompactPoint);
+}
+
+void CollisionDetector::capture(std::vector<unsigned char>& out) const {
   auto& I = *m_impl;
-  out.clear();
   orderedManifolds(I.dispatcher, I.ordered);
+  const auto append = [&out](const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    out.insert(out.end(), b, b + n);
+  };
+  const std::size_t countAt = out.size();
+  std::uint32_t count = 0;
+  const std::uint32_t zero = 0;
+  append(&count, 4);
+  append(&zero, 4);
   for (const btPersistentManifold* man : I.ordered) {
-    const int np = man->getNumContacts();
+    const std::int32_t np = man->getNumContacts();
     if (np == 0) continue;
-    ManifoldState s;
-    s.shape0 = man->getBody0()->getUserIndex();
-    s.shape1 = man->getBody1()->getUserIndex();
-    s.numPoints = np;
-    s.points.resize(static_cast<std::size_t>(np) * sizeof(btManifoldPoint));
+    ++count;
+    const std::int32_t header[4] = {man->getBody0()->getUserIndex(), man->getBody1()->getUserIndex(), np, 0};
+    append(header, sizeof header);
     for (int j = 0; j < np; ++j) {
-      std::memcpy(s.points.data() + static_cast<std::size_t>(j) * sizeof(btManifoldPoint), &man->getContactPoint(j),
-                  sizeof(btManifoldPoint));
+      const btManifoldPoint& pt = man->getContactPoint(j);
+      CompactPoint c{};
+      put3(c.localA, pt.m_localPointA);
+      put3(c.localB, pt.m_localPointB);
+      put3(c.worldA, pt.m_positionWorldOnA);
+      put3(c.worldB, pt.m_positionWorldOnB);
+      put3(c.normal, pt.m_normalWorldOnB);
+      c.distance = pt.m_distance1;
+      c.impulse = pt.m_appliedImpulse;
+      c.lateral1 = pt.m_appliedImpulseLateral1;
+      c.lateral2 = pt.m_appliedImpulseLateral2;
+      c.lifeTime = pt.m_lifeTime;
+      append(&c, sizeof c);
     }
-    out.push_back(std::move(s));
   }
+  std::memcpy(out.data() + countAt, &count, 4);
 }
 
 void CollisionDetector::restore(const std::vector<ManifoldState>& in) {
@@ -229,9 +274,15 @@ void CollisionDetector::restore(const std::vector<ManifoldState>& in) {
     if (next == in.size() || in[next].shape0 != s0 || in[next].shape1 != s1) continue;
     const ManifoldState& st = in[next];
     for (int j = 0; j < st.numPoints; ++j) {
-      btManifoldPoint pt;
-      std::memcpy(&pt, st.points.data() + static_cast<std::size_t>(j) * sizeof(btManifoldPoint),
-                  sizeof(btManifoldPoint));
+      CompactPoint c;
+      std::memcpy(&c, st.points.data() + static_cast<std::size_t>(j) * sizeof(CompactPoint), sizeof c);
+      btManifoldPoint pt(get3(c.localA), get3(c.localB), get3(c.normal), c.distance);
+      pt.m_positionWorldOnA = get3(c.worldA);
+      pt.m_positionWorldOnB = get3(c.worldB);
+      pt.m_appliedImpulse = c.impulse;
+      pt.m_appliedImpulseLateral1 = c.lateral1;
+      pt.m_appliedImpulseLateral2 = c.lateral2;
+      pt.m_lifeTime = c.lifeTime;
       man->addManifoldPoint(pt);
     }
   }

@@ -27,8 +27,9 @@ struct ContactPoint {
   void* cache = nullptr;                // persistent point (warm-start storage)
 };
 
-// The persistent points of one contact manifold, raw (same build only):
-// what contact generation and warm starting carry from one step to the next.
+// The persistent points of one contact manifold, in the compact form of
+// capture(): what contact generation and warm starting carry from one step
+// to the next.
 struct ManifoldState {
   int shape0 = -1;  // compiled shape indices, in the manifold's order
   int shape1 = -1;
@@ -36,7 +37,7 @@ struct ManifoldState {
   std::vector<unsigned char> points;
 };
 
-// Bytes of one raw manifold point.
+// Bytes of one captured manifold point.
 std::size_t manifoldPointSize();
 
 class CollisionDetector {
@@ -60,8 +61,10 @@ class CollisionDetector {
   // not depend on the order in which pairs were found.
   void detect(std::vector<ContactPoint>& out);
 
-  // The manifolds that hold points, ordered by shape indices.
-  void capture(std::vector<ManifoldState>& out) const;
+  // Appends the manifolds that hold points, ordered by shape indices:
+  // u32 count, u32 0, then per manifold i32 shape0, i32 shape1, i32 points,
+  // i32 0 and the points (manifoldPointSize() bytes each).
+  void capture(std::vector<unsigned char>& out) const;
   // Replaces every manifold's points by the captured ones, for the poses last
   // pushed with update() (which must be the captured poses).
   void restore(const std::vector<ManifoldState>& in);

@@ -20,7 +20,16 @@ std::string range(int offset, int count) {
   return "[" + std::to_string(offset) + ", " + std::to_string(offset + count) + ")";
 }
 
-std::uint64_t fnv1a(const std::vector<std::string>& entries) {
+void addShapes(std::vector<std::string>& out, const std::vector<Shape>& shapes, const std::string& owner) {
+  for (const Shape& s : shapes) {
+    out.push_back("collision shape '" + s.name() + "': " + std::string(toString(s.getGeometry().type)) + " on '" +
+                  owner + "'");
+  }
+}
+
+}  // namespace
+
+std::uint64_t layoutFingerprintHash(const std::vector<std::string>& entries) {
   std::uint64_t h = 14695981039346656037ull;
   for (const std::string& e : entries) {
     for (const char c : e) {
@@ -32,15 +41,6 @@ std::uint64_t fnv1a(const std::vector<std::string>& entries) {
   }
   return h;
 }
-
-void addShapes(std::vector<std::string>& out, const std::vector<Shape>& shapes, const std::string& owner) {
-  for (const Shape& s : shapes) {
-    out.push_back("collision shape '" + s.name() + "': " + std::string(toString(s.getGeometry().type)) + " on '" +
-                  owner + "'");
-  }
-}
-
-}  // namespace
 
 LayoutFingerprint computeLayoutFingerprint(const World& world) {
   LayoutFingerprint f;
@@ -82,7 +82,7 @@ LayoutFingerprint computeLayoutFingerprint(const World& world) {
     for (const Link& link : mb.getLinks()) addShapes(e, link.getCollisionShapes(), link.name());
   }
   for (const Frame& frame : world.getFrames()) addShapes(e, world.getCollisionShapes(frame), frame.name());
-  f.hash = fnv1a(e);
+  f.hash = layoutFingerprintHash(e);
   return f;
 }
 

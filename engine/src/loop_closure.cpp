@@ -34,28 +34,6 @@ bool knownFamily(LoopClosureFamily f) {
   return false;
 }
 
-void validatePolicy(const LoopClosureRuntimePolicy& p, const std::string& where) {
-  auto bad = [&](const char* field, double value, const char* expected) {
-    throw InvalidArgument(where + ": runtime policy field '" + field + "' = " + std::to_string(value) + ", expected " +
-                          expected);
-  };
-  if (!(p.errorReduction >= 0.0 && p.errorReduction <= 1.0))
-    bad("errorReduction", p.errorReduction, "a value in [0, 1]");
-  if (!(p.stiffness > 0.0) || !std::isfinite(p.stiffness)) bad("stiffness", p.stiffness, "a finite value > 0");
-  if (!(p.damping >= 0.0) || !std::isfinite(p.damping)) bad("damping", p.damping, "a finite value >= 0");
-  if (!(p.tolerance > 0.0) || !std::isfinite(p.tolerance)) bad("tolerance", p.tolerance, "a finite value > 0");
-  if (p.maxIterations < 1) bad("maxIterations", p.maxIterations, "at least 1");
-  if (p.kinematics != ClosureKinematicsPolicy::ResidualOnly && p.kinematics != ClosureKinematicsPolicy::Project) {
-    throw InvalidArgument(where + ": unknown kinematics policy");
-  }
-  if (p.dynamics != ClosureDynamicsPolicy::Off && p.dynamics != ClosureDynamicsPolicy::Solve) {
-    throw InvalidArgument(where + ": unknown dynamics policy");
-  }
-  if (p.stabilization != ClosureStabilization::Baumgarte && p.stabilization != ClosureStabilization::Compliance) {
-    throw InvalidArgument(where + ": unknown stabilization");
-  }
-}
-
 // θ = R_A · log(R_Aᵀ R_B) into rows[0..2] (angular rows along world axes).
 void rotationRows(const detail::SE3& A, const detail::SE3& B, detail::ClosureRow* rows) {
   const Vector3d theta = A.R * detail::logSO3(A.R.transpose() * B.R);
@@ -133,6 +111,28 @@ std::optional<LoopClosureFamily> loopClosureFamilyFromString(std::string_view na
 // WorldImpl: records, anchors, residuals
 
 namespace detail {
+
+void validateRuntimePolicy(const LoopClosureRuntimePolicy& p, const std::string& where) {
+  auto bad = [&](const char* field, double value, const char* expected) {
+    throw InvalidArgument(where + ": runtime policy field '" + field + "' = " + std::to_string(value) + ", expected " +
+                          expected);
+  };
+  if (!(p.errorReduction >= 0.0 && p.errorReduction <= 1.0))
+    bad("errorReduction", p.errorReduction, "a value in [0, 1]");
+  if (!(p.stiffness > 0.0) || !std::isfinite(p.stiffness)) bad("stiffness", p.stiffness, "a finite value > 0");
+  if (!(p.damping >= 0.0) || !std::isfinite(p.damping)) bad("damping", p.damping, "a finite value >= 0");
+  if (!(p.tolerance > 0.0) || !std::isfinite(p.tolerance)) bad("tolerance", p.tolerance, "a finite value > 0");
+  if (p.maxIterations < 1) bad("maxIterations", p.maxIterations, "at least 1");
+  if (p.kinematics != ClosureKinematicsPolicy::ResidualOnly && p.kinematics != ClosureKinematicsPolicy::Project) {
+    throw InvalidArgument(where + ": unknown kinematics policy");
+  }
+  if (p.dynamics != ClosureDynamicsPolicy::Off && p.dynamics != ClosureDynamicsPolicy::Solve) {
+    throw InvalidArgument(where + ": unknown dynamics policy");
+  }
+  if (p.stabilization != ClosureStabilization::Baumgarte && p.stabilization != ClosureStabilization::Compliance) {
+    throw InvalidArgument(where + ": unknown stabilization");
+  }
+}
 
 ClosureRecord& WorldImpl::closure(std::uint32_t slot, std::uint32_t gen) {
   if (slot >= closures.size() || !closures[slot].alive || closures[slot].generation != gen) {
@@ -926,7 +926,7 @@ bool liveSlot(const std::vector<Record>& records, std::uint32_t index, std::uint
 
 template <class Record>
 void applyPolicy(Record& record, const LoopClosureRuntimePolicy& policy, const char* kind) {
-  validatePolicy(policy, std::string(kind) + " '" + record.name + "'");
+  detail::validateRuntimePolicy(policy, std::string(kind) + " '" + record.name + "'");
   record.policy = policy;
 }
 

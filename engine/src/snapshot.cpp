@@ -1,9 +1,16 @@
-// Runtime snapshots: the state plus what the solver carries between steps.
+// Runtime frames: the state plus what the solver carries between steps, in
+// one flat byte layout (docs/replay.md). Native byte order; every field is
+// aligned to its size and the frame's length is a multiple of 8.
 //
-// solverData layout (native byte order, same build):
-//   u32 manifolds, then per manifold: i32 shape0, i32 shape1, i32 points, raw points
-//   u32 closures, then per closure: u32 rows, rows × f64 row impulses
-//   u32 couplers, then per coupler: f64 row impulse
+//   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode),
+//                      u32 nq, nv, bodies, closures, couplers
+//   state              f64 q[nq], v[nv], v̇[nv], τ[nv], external wrenches[6·bodies]
+//   policies           48 bytes per closure, then per coupler
+//   solver data        per closure: u32 rows, u32 0, f64 impulse[rows]
+//                      per coupler: f64 impulse
+//                      diagnostics (32 bytes)
+//                      u32 manifolds, u32 0, then per manifold: i32 shape0,
+//                      i32 shape1, i32 points, i32 0, points × 80 bytes
 #include <articula/world.hpp>
 
 #include "collision.hpp"
@@ -14,17 +21,44 @@
 
 namespace articula {
 
+namespace detail {
+
 namespace {
+
+constexpr std::size_t kHeaderBytes = 40;
+constexpr std::size_t kPolicyBytes = 48;
+constexpr std::size_t kDiagnosticsBytes = 32;
+constexpr std::uint32_t kSimulationFlag = 1;
 
 class Writer {
  public:
   explicit Writer(std::vector<unsigned char>& out) : m_out(out) {}
   template <class T>
   void put(const T& v) {
-    const auto* p = reinterpret_cast<const unsigned char*>(&v);
-    m_out.insert(m_out.end(), p, p + sizeof(T));
+    raw(&v, sizeof(T));
   }
-  void bytes(const std::vector<unsigned char>& b) { m_out.insert(m_out.end(), b.begin(), b.end()); }
+  void raw(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    m_out.insert(m_out.end(), b, b + n);
+  }
+  void doubles(const double* p, Eigen::Index n) { raw(p, static_cast<std::size_t>(n) * sizeof(double)); }
+  void policy(const LoopClosureRuntimePolicy& p) {
+    const std::uint8_t bytes[8] = {static_cast<std::uint8_t>(p.enabled),
+                                   static_cast<std::uint8_t>(p.kinematics),
+                                   static_cast<std::uint8_t>(p.dynamics),
+                                   static_cast<std::uint8_t>(p.stabilization),
+                                   static_cast<std::uint8_t>(p.projectAfterStep),
+                                   0,
+                                   0,
+                                   0};
+    raw(bytes, sizeof bytes);
+    put(static_cast<std::int32_t>(p.maxIterations));
+    put(std::uint32_t{0});
+    put(p.errorReduction);
+    put(p.stiffness);
+    put(p.damping);
+    put(p.tolerance);
+  }
 
  private:
   std::vector<unsigned char>& m_out;
@@ -32,62 +66,196 @@ class Writer {
 
 class Reader {
  public:
-  explicit Reader(const std::vector<unsigned char>& in) : m_in(in) {}
+  Reader(const unsigned char* data, std::size_t size) : m_data(data), m_size(size) {}
   template <class T>
   T get() {
-    need(sizeof(T));
     T v;
-    std::memcpy(&v, m_in.data() + m_at, sizeof(T));
-    m_at += sizeof(T);
+    std::memcpy(&v, take(sizeof(T)), sizeof(T));
     return v;
   }
-  std::vector<unsigned char> bytes(std::size_t n) {
-    need(n);
-    std::vector<unsigned char> b(m_in.begin() + static_cast<std::ptrdiff_t>(m_at),
-                                 m_in.begin() + static_cast<std::ptrdiff_t>(m_at + n));
+  const unsigned char* take(std::size_t n) {
+    if (m_size - m_at < n) throw InvalidArgument("runtime frame: truncated (" + std::to_string(m_size) + " bytes)");
+    const unsigned char* p = m_data + m_at;
     m_at += n;
-    return b;
+    return p;
   }
-  bool atEnd() const { return m_at == m_in.size(); }
+  void doubles(double* out, std::size_t n) { std::memcpy(out, take(n * sizeof(double)), n * sizeof(double)); }
+  LoopClosureRuntimePolicy policy() {
+    const unsigned char* b = take(8);
+    if (b[0] > 1 || b[1] > 1 || b[2] > 1 || b[3] > 1 || b[4] > 1) {
+      throw InvalidArgument("runtime frame: a runtime policy holds an unknown enumeration value");
+    }
+    LoopClosureRuntimePolicy p;
+    p.enabled = b[0] != 0;
+    p.kinematics = static_cast<ClosureKinematicsPolicy>(b[1]);
+    p.dynamics = static_cast<ClosureDynamicsPolicy>(b[2]);
+    p.stabilization = static_cast<ClosureStabilization>(b[3]);
+    p.projectAfterStep = b[4] != 0;
+    p.maxIterations = get<std::int32_t>();
+    get<std::uint32_t>();
+    p.errorReduction = get<double>();
+    p.stiffness = get<double>();
+    p.damping = get<double>();
+    p.tolerance = get<double>();
+    return p;
+  }
+  std::size_t position() const { return m_at; }
+  bool atEnd() const { return m_at == m_size; }
 
  private:
-  void need(std::size_t n) const {
-    if (m_in.size() - m_at < n) throw InvalidArgument("restoreRuntimeState: the snapshot's solver data is truncated");
-  }
-  const std::vector<unsigned char>& m_in;
+  const unsigned char* m_data;
+  std::size_t m_size;
   std::size_t m_at = 0;
 };
 
+// The parsed solver-data part of a frame.
+struct SolverData {
+  std::vector<std::vector<double>> closureLambda;
+  std::vector<double> couplerLambda;
+  StepDiagnostics diagnostics;
+  std::vector<ManifoldState> manifolds;
+};
+
+SolverData parseSolverData(const std::vector<unsigned char>& bytes, std::size_t closures, std::size_t couplers) {
+  Reader in(bytes.data(), bytes.size());
+  SolverData d;
+  d.closureLambda.resize(closures);
+  for (auto& l : d.closureLambda) {
+    const auto rows = in.get<std::uint32_t>();
+    in.get<std::uint32_t>();
+    if (rows > 6) throw InvalidArgument("runtime frame: a loop closure has at most 6 rows");
+    l.resize(rows);
+    in.doubles(l.data(), rows);
+  }
+  d.couplerLambda.resize(couplers);
+  in.doubles(d.couplerLambda.data(), couplers);
+  d.diagnostics.numContacts = in.get<std::int32_t>();
+  d.diagnostics.numRows = in.get<std::int32_t>();
+  d.diagnostics.numIslands = in.get<std::int32_t>();
+  d.diagnostics.iterations = in.get<std::int32_t>();
+  d.diagnostics.residual = in.get<double>();
+  const auto flags = in.get<std::uint32_t>();
+  in.get<std::uint32_t>();
+  d.diagnostics.fallback = (flags & 1u) != 0;
+  d.diagnostics.failed = (flags & 2u) != 0;
+  const auto manifolds = in.get<std::uint32_t>();
+  in.get<std::uint32_t>();
+  // Every manifold takes at least its 16-byte header.
+  if (manifolds > bytes.size() / 16) throw InvalidArgument("runtime frame: truncated (manifolds)");
+  d.manifolds.resize(manifolds);
+  for (ManifoldState& m : d.manifolds) {
+    m.shape0 = in.get<std::int32_t>();
+    m.shape1 = in.get<std::int32_t>();
+    m.numPoints = in.get<std::int32_t>();
+    in.get<std::int32_t>();
+    if (m.numPoints < 1 || m.numPoints > 4) throw InvalidArgument("runtime frame: a manifold holds 1 to 4 points");
+    const std::size_t n = static_cast<std::size_t>(m.numPoints) * manifoldPointSize();
+    const unsigned char* p = in.take(n);
+    m.points.assign(p, p + n);
+  }
+  if (!in.atEnd()) throw InvalidArgument("runtime frame: trailing bytes after the contact manifolds");
+  return d;
+}
+
 }  // namespace
 
-RuntimeSnapshot World::captureRuntimeState() const {
-  auto& w = *m_impl;
-  RuntimeSnapshot s;
-  s.state = getState();
-  s.simulationMode = w.simulation;
-  for (const LoopClosure& c : getLoopClosures()) s.closurePolicies.push_back(c.getRuntimePolicy());
-  for (const JointCoupler& c : getJointCouplers()) s.couplerPolicies.push_back(c.getRuntimePolicy());
-  Writer out(s.solverData);
-  std::vector<detail::ManifoldState> manifolds;
-  if (w.simulation && w.collisionValid && w.collision) w.collision->capture(manifolds);
-  out.put(static_cast<std::uint32_t>(manifolds.size()));
-  for (const detail::ManifoldState& m : manifolds) {
-    out.put(static_cast<std::int32_t>(m.shape0));
-    out.put(static_cast<std::int32_t>(m.shape1));
-    out.put(static_cast<std::int32_t>(m.numPoints));
-    out.bytes(m.points);
+void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
+  w.ensureModel();
+  out.clear();
+  Writer o(out);
+  const Model& m = w.model;
+  std::uint32_t closures = 0;
+  for (const auto& rec : w.closures) closures += rec.alive ? 1 : 0;
+  std::uint32_t couplers = 0;
+  for (const auto& rec : w.couplers) couplers += rec.alive ? 1 : 0;
+  o.put(w.state.time);
+  o.put(w.state.frameIndex);
+  o.put(w.simulation ? kSimulationFlag : 0u);
+  o.put(static_cast<std::uint32_t>(m.nq));
+  o.put(static_cast<std::uint32_t>(m.nv));
+  o.put(static_cast<std::uint32_t>(m.nbody));
+  o.put(closures);
+  o.put(couplers);
+  o.doubles(w.state.q.data(), m.nq);
+  o.doubles(w.state.v.data(), m.nv);
+  o.doubles(w.state.vdot.data(), m.nv);
+  o.doubles(w.state.tau.data(), m.nv);
+  for (int i = 0; i < m.nbody; ++i) o.doubles(w.state.fext[static_cast<std::size_t>(i)].data(), 6);
+  for (const auto& rec : w.closures) {
+    if (rec.alive) o.policy(rec.policy);
   }
-  out.put(static_cast<std::uint32_t>(s.closurePolicies.size()));
+  for (const auto& rec : w.couplers) {
+    if (rec.alive) o.policy(rec.policy);
+  }
   for (const auto& rec : w.closures) {
     if (!rec.alive) continue;
-    out.put(static_cast<std::uint32_t>(rec.lambda.size()));
-    for (const double l : rec.lambda) out.put(l);
+    o.put(static_cast<std::uint32_t>(rec.lambda.size()));
+    o.put(std::uint32_t{0});
+    o.doubles(rec.lambda.data(), static_cast<Eigen::Index>(rec.lambda.size()));
   }
-  out.put(static_cast<std::uint32_t>(s.couplerPolicies.size()));
   for (const auto& rec : w.couplers) {
-    if (rec.alive) out.put(rec.lambda);
+    if (rec.alive) o.put(rec.lambda);
   }
+  const StepDiagnostics& d = w.diagnostics;
+  o.put(static_cast<std::int32_t>(d.numContacts));
+  o.put(static_cast<std::int32_t>(d.numRows));
+  o.put(static_cast<std::int32_t>(d.numIslands));
+  o.put(static_cast<std::int32_t>(d.iterations));
+  o.put(d.residual);
+  o.put(static_cast<std::uint32_t>((d.fallback ? 1u : 0u) | (d.failed ? 2u : 0u)));
+  o.put(std::uint32_t{0});
+  if (w.simulation && w.collisionValid && w.collision) {
+    w.collision->capture(out);
+  } else {
+    o.put(std::uint64_t{0});  // no manifolds
+  }
+}
+
+RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) {
+  Reader in(data, size);
+  RuntimeSnapshot s;
+  s.state.time = in.get<double>();
+  s.state.frameIndex = in.get<std::uint64_t>();
+  const auto flags = in.get<std::uint32_t>();
+  if (flags > kSimulationFlag) throw InvalidArgument("runtime frame: unknown flags");
+  s.simulationMode = (flags & kSimulationFlag) != 0;
+  const auto nq = in.get<std::uint32_t>();
+  const auto nv = in.get<std::uint32_t>();
+  const auto nbody = in.get<std::uint32_t>();
+  const auto closures = in.get<std::uint32_t>();
+  const auto couplers = in.get<std::uint32_t>();
+  // Counts are bounded by what the remaining bytes can hold before anything is allocated.
+  const std::size_t rest = size - in.position();
+  if (nq > rest / 8 || nv > rest / 24 || nbody > rest / 48 || closures > rest / kPolicyBytes ||
+      couplers > rest / kPolicyBytes) {
+    throw InvalidArgument("runtime frame: truncated (" + std::to_string(size) + " bytes)");
+  }
+  s.state.positions.resize(nq);
+  s.state.velocities.resize(nv);
+  s.state.accelerations.resize(nv);
+  s.state.forces.resize(nv);
+  s.state.externalWrenches.resize(6, nbody);
+  in.doubles(s.state.positions.data(), nq);
+  in.doubles(s.state.velocities.data(), nv);
+  in.doubles(s.state.accelerations.data(), nv);
+  in.doubles(s.state.forces.data(), nv);
+  in.doubles(s.state.externalWrenches.data(), 6 * static_cast<std::size_t>(nbody));
+  s.closurePolicies.resize(closures);
+  for (auto& p : s.closurePolicies) p = in.policy();
+  s.couplerPolicies.resize(couplers);
+  for (auto& p : s.couplerPolicies) p = in.policy();
+  const std::size_t solverStart = in.position();
+  s.solverData.assign(data + solverStart, data + size);
+  parseSolverData(s.solverData, closures, couplers);  // structure check
   return s;
+}
+
+}  // namespace detail
+
+RuntimeSnapshot World::captureRuntimeState() const {
+  std::vector<unsigned char> frame;
+  detail::encodeRuntimeFrame(*m_impl, frame);
+  return detail::decodeRuntimeFrame(frame.data(), frame.size());
 }
 
 void World::restoreRuntimeState(const RuntimeSnapshot& s) {
@@ -99,27 +267,16 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
                           " loop closures and " + std::to_string(s.couplerPolicies.size()) + " couplers, the world " +
                           std::to_string(closures.size()) + " and " + std::to_string(couplers.size()));
   }
-  // Parse everything before changing anything.
-  Reader in(s.solverData);
-  std::vector<detail::ManifoldState> manifolds(in.get<std::uint32_t>());
-  for (detail::ManifoldState& m : manifolds) {
-    m.shape0 = in.get<std::int32_t>();
-    m.shape1 = in.get<std::int32_t>();
-    m.numPoints = in.get<std::int32_t>();
-    if (m.numPoints < 0 || m.numPoints > 4)
-      throw InvalidArgument("restoreRuntimeState: a manifold holds 0 to 4 points");
-    m.points = in.bytes(static_cast<std::size_t>(m.numPoints) * detail::manifoldPointSize());
+  // Check everything before changing anything.
+  const detail::SolverData solver = detail::parseSolverData(s.solverData, closures.size(), couplers.size());
+  for (std::size_t i = 0; i < closures.size(); ++i) {
+    detail::validateRuntimePolicy(s.closurePolicies[i],
+                                  "restoreRuntimeState: loop closure '" + closures[i].name() + "'");
   }
-  std::vector<std::vector<double>> closureLambda(in.get<std::uint32_t>());
-  if (closureLambda.size() != closures.size()) throw InvalidArgument("restoreRuntimeState: closure rows do not match");
-  for (auto& l : closureLambda) {
-    l.resize(in.get<std::uint32_t>());
-    for (double& x : l) x = in.get<double>();
+  for (std::size_t i = 0; i < couplers.size(); ++i) {
+    detail::validateRuntimePolicy(s.couplerPolicies[i],
+                                  "restoreRuntimeState: joint coupler '" + couplers[i].name() + "'");
   }
-  std::vector<double> couplerLambda(in.get<std::uint32_t>());
-  if (couplerLambda.size() != couplers.size()) throw InvalidArgument("restoreRuntimeState: coupler rows do not match");
-  for (double& x : couplerLambda) x = in.get<double>();
-  if (!in.atEnd()) throw InvalidArgument("restoreRuntimeState: the snapshot's solver data has trailing bytes");
   w.ensureModel();
   const int nq = w.model.nq;
   const int nv = w.model.nv;
@@ -127,7 +284,17 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
       s.state.forces.size() != nv || s.state.externalWrenches.cols() != w.model.nbody) {
     throw InvalidArgument("restoreRuntimeState: the snapshot's state sizes do not match the world's");
   }
-  for (const auto& m : manifolds) {
+  std::size_t k = 0;
+  for (const auto& rec : w.closures) {
+    if (!rec.alive) continue;
+    const std::size_t rows = solver.closureLambda[k++].size();
+    const auto expected = static_cast<std::size_t>(numResidualRows(rec.family));
+    if (rows != 0 && rows != expected) {
+      throw InvalidArgument("restoreRuntimeState: loop closure '" + rec.name + "' has " + std::to_string(expected) +
+                            " rows, the snapshot " + std::to_string(rows));
+    }
+  }
+  for (const auto& m : solver.manifolds) {
     if (m.shape0 < 0 || m.shape1 < 0 || m.shape0 >= w.model.nshape || m.shape1 >= w.model.nshape) {
       throw InvalidArgument("restoreRuntimeState: a manifold names a shape the world does not have");
     }
@@ -135,28 +302,30 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
 
   if (s.simulationMode && !w.simulation) enterSimulationMode();
   setState(s.state);
-  for (std::size_t i = 0; i < closures.size(); ++i) {
-    LoopClosure c = closures[i];
-    c.setRuntimePolicy(s.closurePolicies[i]);
-  }
-  for (std::size_t i = 0; i < couplers.size(); ++i) {
-    JointCoupler c = couplers[i];
-    c.setRuntimePolicy(s.couplerPolicies[i]);
-  }
-  std::size_t k = 0;
+  k = 0;
   for (auto& rec : w.closures) {
-    if (rec.alive) rec.lambda = closureLambda[k++];
+    if (!rec.alive) continue;
+    rec.policy = s.closurePolicies[k];
+    rec.lambda = solver.closureLambda[k];
+    rec.solved = false;  // the rows of the recorded step are not kept: no force until the next step
+    ++k;
   }
   k = 0;
   for (auto& rec : w.couplers) {
-    if (rec.alive) rec.lambda = couplerLambda[k++];
+    if (!rec.alive) continue;
+    rec.policy = s.couplerPolicies[k];
+    rec.lambda = solver.couplerLambda[k];
+    rec.solved = false;
+    ++k;
   }
+  w.diagnostics = solver.diagnostics;
+  w.contacts.clear();
   if (w.simulation && w.model.nshape > 0) {
     w.ensureCollision();
     if (w.collision) {
       w.ensurePositions();
       w.collision->update(w.data.X_WB);
-      w.collision->restore(manifolds);
+      w.collision->restore(solver.manifolds);
     }
   }
 }

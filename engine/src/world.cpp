@@ -4,6 +4,7 @@
 
 #include <articula/conventions.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace articula {
@@ -323,7 +324,23 @@ void World::step(std::size_t n) {
   if (n == 0) return;
   auto& w = *m_impl;
   w.enterSimulation();
-  for (std::size_t i = 0; i < n; ++i) w.stepOnce();
+  for (std::size_t i = 0; i < n; ++i) {
+    w.stepOnce();
+    for (const auto& [id, observer] : w.stepObservers) observer(*this);
+  }
+}
+
+std::uint64_t World::addStepObserver(std::function<void(const World&)> observer) {
+  if (!observer) throw InvalidArgument("addStepObserver: the observer is empty");
+  auto& w = *m_impl;
+  const std::uint64_t id = ++w.lastObserverId;
+  w.stepObservers.emplace_back(id, std::move(observer));
+  return id;
+}
+
+void World::removeStepObserver(std::uint64_t id) {
+  auto& obs = m_impl->stepObservers;
+  obs.erase(std::remove_if(obs.begin(), obs.end(), [id](const auto& o) { return o.first == id; }), obs.end());
 }
 
 void World::reset() {

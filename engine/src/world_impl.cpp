@@ -320,6 +320,7 @@ std::vector<std::uint32_t> WorldImpl::treeOrder(std::uint32_t mb) const {
 }
 
 void WorldImpl::compile() {
+  ++compileCount;
   Model m;
   m.gravity = options.gravity;
   linkBody.assign(links.size(), -1);

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -215,6 +216,9 @@ class WorldImpl {
   std::vector<int> rigidBodyBody;   // rigid-body slot → body index
   std::vector<int> multibodyOwner;  // multibody slot → owner index
   StepTimings timings;
+  std::uint64_t compileCount = 0;  // compile() calls: a new count means the layout may have changed
+  std::vector<std::pair<std::uint64_t, std::function<void(const World&)>>> stepObservers;
+  std::uint64_t lastObserverId = 0;
 
   // Contact generation and the constraint stage.
   std::unique_ptr<CollisionDetector> collision;  // null when no collidable shapes
@@ -339,6 +343,16 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where);
 void checkIsometry(const Isometry3d& X, const std::string& where, const char* field);
 // Validates inertia. @throws InvalidArgument.
 void validateInertia(const Inertia& inertia, const std::string& where, bool requirePositiveMass);
+// Validates a loop-closure or coupler runtime policy. @throws InvalidArgument naming `where`.
+void validateRuntimePolicy(const LoopClosureRuntimePolicy& policy, const std::string& where);
+
+// The raw runtime frame (docs/replay.md): everything mutable that decides
+// how the world continues, written from the world's own storage without
+// temporaries. `out` is overwritten (its capacity is reused).
+void encodeRuntimeFrame(WorldImpl& world, std::vector<unsigned char>& out);
+// Splits a raw frame into a RuntimeSnapshot; checks the structure (sizes,
+// counts, enumerations), not the world. @throws InvalidArgument.
+RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size);
 
 inline WorldImpl& implOf(World* w) {
   return w->impl();

@@ -202,7 +202,9 @@ class TestRuntimeSnapshot : public QObject {
     wrongPolicies.closurePolicies.emplace_back();
     RuntimeSnapshot wrongShape = good;
     const std::int32_t huge = 100000;
-    std::memcpy(wrongShape.solverData.data() + sizeof(std::uint32_t), &huge, sizeof huge);
+    // No closures or couplers: the solver data starts with the diagnostics
+    // (32 bytes) and the manifold count (8 bytes), then the first manifold's shape0.
+    std::memcpy(wrongShape.solverData.data() + 40, &huge, sizeof huge);
     for (const RuntimeSnapshot* bad : {&truncated, &longer, &wrongState, &wrongPolicies, &wrongShape}) {
       EXPECT_THROW_NONEMPTY(InvalidArgument, world.restoreRuntimeState(*bad));
       const RuntimeSnapshot after = world.captureRuntimeState();

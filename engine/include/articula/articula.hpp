@@ -11,6 +11,7 @@
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>
+#include <articula/recording.hpp>
 #include <articula/rigid_body.hpp>
 #include <articula/shape.hpp>
 #include <articula/snapshot.hpp>

@@ -49,4 +49,12 @@ class LayoutIncompatible : public Error {
   using Error::Error;
 };
 
+/// A replay file cannot be read or written: not a replay, another version,
+/// truncated, corrupted (checksum), or an I/O failure. The message starts
+/// with the file name.
+class ReplayFileError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace articula

@@ -27,6 +27,8 @@ struct LayoutFingerprint {
 };
 
 LayoutFingerprint computeLayoutFingerprint(const World& world);
+/// The hash of a fingerprint's entries (64-bit FNV-1a, each entry followed by a newline).
+std::uint64_t layoutFingerprintHash(const std::vector<std::string>& entries);
 
 /// What changed from `recorded` to `current`, one clause per difference
 /// ("joint 'arm/elbow': revolute, 1 DoF → prismatic, 1 DoF", "loop closure

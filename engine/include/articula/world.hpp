@@ -19,6 +19,7 @@
 #include <articula/state_space.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -211,6 +212,14 @@ class World {
   void enterSimulationMode();
   /// Advances n steps of size getOptions().timeStep; step(0) is a no-op.
   void step(std::size_t n = 1);
+
+  /// Calls `observer` after every step (after each of the n steps of
+  /// step(n)), in the order observers were added; recorders and render
+  /// snapshot publishers use this. The observer must not change the world.
+  /// Returns an id for removeStepObserver.
+  std::uint64_t addStepObserver(std::function<void(const World&)> observer);
+  /// Removes an observer; unknown ids are ignored.
+  void removeStepObserver(std::uint64_t id);
   /// Returns to the state recorded by enterSimulationMode (time 0, frame 0).
   void reset();
   /// Leaves simulation mode, keeping the current state.
