@@ -136,9 +136,10 @@ void validateOptions(const RecordingOptions& o) {
 
 struct Recording::Impl {
   RecordingOptions options;
-  LayoutFingerprint fingerprint;
-  bool hasLayout = false;
-  double timeStep = 0.0;
+  // Set by the first world appended (mutable: checkWorld is also a query).
+  mutable LayoutFingerprint fingerprint;
+  mutable bool hasLayout = false;
+  mutable double timeStep = 0.0;
   std::string sceneReference;
   std::map<std::string, std::string> metadata;
   std::vector<Block> blocks;
@@ -149,11 +150,11 @@ struct Recording::Impl {
   // The raw frame of the last kept frame (the base of the next difference).
   std::vector<unsigned char> last;
   std::vector<unsigned char> scratch;
-  // What the layout was last checked against.
-  const World* checkedWorld = nullptr;
-  std::uint64_t checkedCompile = 0;
-  std::string checkedSolver;
-  int checkedFriction = -1;
+  // What the layout was last found equal to.
+  mutable std::uint64_t checkedSerial = 0;
+  mutable std::uint64_t checkedCompile = 0;
+  mutable std::string checkedSolver;
+  mutable int checkedFriction = -1;
 
   void reindex() {
     firstIndex.resize(blocks.size());
@@ -199,24 +200,27 @@ struct Recording::Impl {
     }
   }
 
-  void checkWorld(const World& world) {
+  // Throws LayoutIncompatible unless the world's layout is the recording's
+  // (the first world appended sets it). The full fingerprint is computed
+  // again only when the world, its compiled model or its solver changed.
+  void checkWorld(const World& world, const char* refusal) const {
     detail::WorldImpl& w = world.impl();
     w.ensureModel();
     const ConstraintSolverOptions& solver = world.getOptions().solver;
-    if (checkedWorld == &world && checkedCompile == w.compileCount && checkedSolver == solver.method &&
+    if (hasLayout && checkedSerial == w.serial && checkedCompile == w.compileCount && checkedSolver == solver.method &&
         checkedFriction == solver.frictionDirections) {
       return;
     }
-    const LayoutFingerprint current = computeLayoutFingerprint(world);
+    LayoutFingerprint current = computeLayoutFingerprint(world);
+    if (hasLayout && !(current == fingerprint)) {
+      throw LayoutIncompatible(refusal + describeLayoutDifference(fingerprint, current));
+    }
     if (!hasLayout) {
-      fingerprint = current;
+      fingerprint = std::move(current);
       hasLayout = true;
       timeStep = world.getOptions().timeStep;
-    } else if (!(current == fingerprint)) {
-      throw LayoutIncompatible("the world's layout differs from the recording's: " +
-                               describeLayoutDifference(fingerprint, current));
     }
-    checkedWorld = &world;
+    checkedSerial = w.serial;
     checkedCompile = w.compileCount;
     checkedSolver = solver.method;
     checkedFriction = solver.frictionDirections;
@@ -340,14 +344,9 @@ Recording::Recording(const RecordingOptions& options) : m_impl(std::make_unique<
   m_impl->options = options;
 }
 Recording::~Recording() = default;
-Recording::Recording(const Recording& other) : m_impl(std::make_unique<Impl>(*other.m_impl)) {
-  m_impl->checkedWorld = nullptr;
-}
+Recording::Recording(const Recording& other) : m_impl(std::make_unique<Impl>(*other.m_impl)) {}
 Recording& Recording::operator=(const Recording& other) {
-  if (this != &other) {
-    m_impl = std::make_unique<Impl>(*other.m_impl);
-    m_impl->checkedWorld = nullptr;
-  }
+  if (this != &other) m_impl = std::make_unique<Impl>(*other.m_impl);
   return *this;
 }
 Recording::Recording(Recording&& other) : m_impl(std::exchange(other.m_impl, std::make_unique<Impl>())) {}
@@ -444,7 +443,7 @@ RecordingStats Recording::stats() const {
 
 void Recording::append(const World& world) {
   Impl& I = *m_impl;
-  I.checkWorld(world);
+  I.checkWorld(world, "the world's layout differs from the recording's: ");
   detail::WorldImpl& w = world.impl();
   detail::encodeRuntimeFrame(w, I.scratch);
   I.appendRaw(I.scratch, w.state.frameIndex, w.state.time);
@@ -469,11 +468,8 @@ RuntimeSnapshot Recording::snapshot(std::size_t index) const {
 }
 
 void Recording::checkLayout(const World& world) const {
-  const LayoutFingerprint current = computeLayoutFingerprint(world);
-  if (!(current == m_impl->fingerprint)) {
-    throw LayoutIncompatible("the recording does not fit this world; its layout differs: " +
-                             describeLayoutDifference(m_impl->fingerprint, current));
-  }
+  if (!m_impl->hasLayout) throw LayoutIncompatible("the recording is empty: it has no layout to compare");
+  m_impl->checkWorld(world, "the recording does not fit this world; its layout differs: ");
 }
 
 void Recording::restore(World& world, std::size_t index) const {
@@ -747,6 +743,12 @@ void Recorder::restore(std::size_t index) {
 
 void Recorder::onStep() {
   if (m_paused || !m_stopReason.empty()) return;
+  try {
+    m_recording.checkLayout(*m_world);
+  } catch (const LayoutIncompatible& e) {
+    m_stopReason = e.what();
+    return;
+  }
   const std::uint64_t step = m_world->impl().state.frameIndex;
   const std::size_t n = m_recording.size();
   if (n > 0 && m_recording.frameInfo(n - 1).step >= step) {
@@ -761,12 +763,7 @@ void Recorder::onStep() {
       m_recording.clear();
     }
   }
-  if (step % m_recording.options().every != 0) return;
-  try {
-    m_recording.append(*m_world);
-  } catch (const LayoutIncompatible& e) {
-    m_stopReason = e.what();
-  }
+  if (step % m_recording.options().every == 0) m_recording.append(*m_world);
 }
 
 }  // namespace articula

@@ -5,6 +5,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -270,6 +271,11 @@ std::string WorldImpl::uniqueName(const std::map<std::string, std::uint32_t>& ta
 
 // ---------------------------------------------------------------------------
 // Topology
+
+std::uint64_t newWorldSerial() {
+  static std::atomic<std::uint64_t> next{0};
+  return ++next;
+}
 
 void WorldImpl::topologyChanged() {
   if (modelValid) {

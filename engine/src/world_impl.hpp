@@ -180,6 +180,9 @@ struct FrameMotion {
   Vector6d A = Vector6d::Zero();
 };
 
+// A number no other WorldImpl of this process has had.
+std::uint64_t newWorldSerial();
+
 class WorldImpl {
  public:
   explicit WorldImpl(World* self, const WorldOptions& options);
@@ -216,7 +219,8 @@ class WorldImpl {
   std::vector<int> rigidBodyBody;   // rigid-body slot → body index
   std::vector<int> multibodyOwner;  // multibody slot → owner index
   StepTimings timings;
-  std::uint64_t compileCount = 0;  // compile() calls: a new count means the layout may have changed
+  std::uint64_t serial = newWorldSerial();  // unique per WorldImpl in the process
+  std::uint64_t compileCount = 0;           // compile() calls: a new count means the layout may have changed
   std::vector<std::pair<std::uint64_t, std::function<void(const World&)>>> stepObservers;
   std::uint64_t lastObserverId = 0;
 

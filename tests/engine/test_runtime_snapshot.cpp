@@ -2,6 +2,7 @@
 // the recorded steps k+1, k+2, ... bit for bit, in the same world and in a
 // freshly built one, with contacts (both solvers), loop closures and
 // couplers; bad snapshots are refused and change nothing.
+#include "replay_scenes.hpp"
 #include "test_helpers.hpp"
 #include "world_helpers.hpp"
 
@@ -20,88 +21,12 @@ using namespace articula;
 
 namespace {
 
-CollisionShapeOptions shape(const Geometry& g, const Isometry3d& pose = Isometry3d::Identity()) {
-  CollisionShapeOptions c;
-  c.geometry = g;
-  c.pose = pose;
-  return c;
-}
-
-// Boxes, a sphere and a capsule dropped tilted onto the ground and each other.
-void pile(World& w) {
-  w.addGroundPlane();
-  for (int i = 0; i < 6; ++i) {
-    RigidBodyOptions o;
-    o.inertia = Inertia::box(1.0, {0.3, 0.2, 0.1});
-    o.pose = test::translation(0.05 * (i % 3), 0.04 * (i % 2), 0.12 + 0.18 * i) *
-             test::rotation(0.3 * i, Vector3d(1, 2, 3).normalized());
-    RigidBody b = w.addRigidBody("box" + std::to_string(i), o);
-    b.addCollisionShape(shape(Geometry::box({0.3, 0.2, 0.1})));
-  }
-  RigidBodyOptions s;
-  s.inertia = Inertia::sphere(0.5, 0.08);
-  s.pose = test::translation(0.1, 0.0, 1.4);
-  s.angularVelocity = Vector3d(0, 3, 0);
-  w.addRigidBody("ball", s).addCollisionShape(shape(Geometry::sphere(0.08)));
-  RigidBodyOptions k;
-  k.inertia = Inertia::cylinder(0.5, 0.05, 0.3);
-  k.pose = test::translation(-0.1, 0.05, 1.7) * test::rotation(1.0, Vector3d::UnitX());
-  w.addRigidBody("capsule", k).addCollisionShape(shape(Geometry::capsule(0.05, 0.3)));
-}
-
-// A four-bar (crank, coupler, rocker; the rocker's tip pinned to the world)
-// with a box falling on its coupler.
-void fourBarWithBox(World& w) {
-  w.addGroundPlane(-2.0);
-  Multibody mb = w.addMultibody("fourbar");
-  const auto rod = [](double m, double l) {
-    Inertia in = Inertia::box(m, {l, 0.04, 0.04});
-    in.com = Vector3d(0.5 * l, 0, 0);
-    return in;
-  };
-  const JointSpec hinge = JointSpec::revolute(Vector3d::UnitY());
-  const Link crank = mb.addLink({"crank", rod(0.5, 0.4)}, hinge.named("crank"));
-  const Link coupler = mb.addLink({"coupler", rod(1.0, 1.0)}, crank,
-                                  hinge.named("coupler").withParentOffset(test::translation(0.4, 0, 0)));
-  const Link rocker = mb.addLink({"rocker", rod(0.8, 0.7)}, coupler,
-                                 hinge.named("rocker").withParentOffset(test::translation(1.0, 0, 0)));
-  w.addCollisionShape(coupler, shape(Geometry::box({1.0, 0.2, 0.04}), test::translation(0.5, 0, 0)));
-  LoopClosureSpec spec;
-  spec.frameA = Frame::World();
-  spec.offsetA = test::translation(1.0, 0, 0);
-  spec.frameB = rocker;
-  spec.offsetB = test::translation(0.7, 0, 0);
-  spec.family = LoopClosureFamily::Point;
-  w.addLoopClosure("pin", spec);
-  mb.setPositions(Vector3d(-1.2, 1.7, 1.9));
-  ClosureProjectionOptions po;
-  po.lockedJoints = {crank.getParentJoint()};
-  w.projectClosures(po);
-  RigidBodyOptions o;
-  o.inertia = Inertia::box(0.3, {0.1, 0.1, 0.1});
-  o.pose = test::translation(0.6, 0, 0.8);
-  w.addRigidBody("box", o).addCollisionShape(shape(Geometry::box({0.1, 0.1, 0.1})));
-}
-
-// Two wheels geared 1 : −2 (a coupler), the leader driven by a spring.
-void gears(World& w) {
-  Multibody mb = w.addMultibody("gears");
-  JointSpec a = JointSpec::revolute(Vector3d::UnitZ()).named("a");
-  a.springStiffness = VectorXd::Constant(1, 5.0);
-  a.restPositions = VectorXd::Constant(1, 1.0);
-  const Link wa = mb.addLink({"wheel_a", Inertia::cylinder(1.0, 0.2, 0.05)}, a);
-  const Link wb =
-      mb.addLink({"wheel_b", Inertia::cylinder(0.5, 0.1, 0.05)}, wa,
-                 JointSpec::revolute(Vector3d::UnitZ()).named("b").withParentOffset(test::translation(0.3, 0, 0)));
-  w.addJointCoupler("mesh", JointCouplerSpec{wa.getParentJoint(), wb.getParentJoint(), -2.0, 0.0});
-}
-
 using Builder = std::function<void(World&)>;
 
 Builder builderFor(const QString& scene) {
-  if (scene == "pile") return pile;
-  if (scene == "four-bar with box") return fourBarWithBox;
-  return gears;
+  if (scene == "pile") return test::pile;
+  if (scene == "four-bar with box") return test::fourBarWithBox;
+  return test::gears;
 }
 
 void configure(World& w, const QString& method, bool rk4) {
@@ -170,7 +95,7 @@ class TestRuntimeSnapshot : public QObject {
 
   void policiesAreRestored() {
     World world;
-    fourBarWithBox(world);
+    test::fourBarWithBox(world);
     world.enterSimulationMode();
     const RuntimeSnapshot before = world.captureRuntimeState();
     LoopClosure pin = *world.getLoopClosure("pin");
@@ -185,7 +110,7 @@ class TestRuntimeSnapshot : public QObject {
 
   void badSnapshotsChangeNothing() {
     World world;
-    pile(world);
+    test::pile(world);
     world.step(200);
     const RuntimeSnapshot good = world.captureRuntimeState();
     QVERIFY(good.solverData.size() > 64);  // contacts are held
@@ -217,11 +142,11 @@ class TestRuntimeSnapshot : public QObject {
 
   void designModeSnapshot() {
     World world;
-    gears(world);
+    test::gears(world);
     const RuntimeSnapshot design = world.captureRuntimeState();
     QVERIFY(!design.simulationMode);
     World other;
-    gears(other);
+    test::gears(other);
     other.restoreRuntimeState(design);
     QVERIFY(!other.isSimulationMode());
     QVERIFY(other.getPositions() == world.getPositions());
