@@ -29,7 +29,13 @@ namespace {
 // half a byte; a double that changed in its low mantissa bits a few bytes.
 
 int significantBytes(std::uint64_t x) {
-  return x == 0 ? 0 : (64 - std::countl_zero(x) + 7) / 8;
+  return (64 - std::countl_zero(x) + 7) / 8;  // 0 for x = 0
+}
+
+std::uint64_t load8(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
 }
 
 // Appends the difference of `cur` from `prev` (n bytes each) to `out`;
@@ -37,30 +43,29 @@ int significantBytes(std::uint64_t x) {
 bool appendDelta(const unsigned char* cur, const unsigned char* prev, std::size_t n, std::vector<unsigned char>& out) {
   const std::size_t words = n / 8;
   const std::size_t start = out.size();
-  out.resize(start + words * 8 + (words + 1) / 2);
-  unsigned char* o = out.data() + start;
+  // Room for the worst case plus 8 bytes, so that every word is stored with
+  // one 8-byte write and the pointer advanced by its significant bytes.
+  out.resize(start + words * 8 + (words + 1) / 2 + 8);
+  unsigned char* const base = out.data() + start;
+  unsigned char* o = base;
   for (std::size_t w = 0; w < words; w += 2) {
     unsigned char* control = o++;
-    int lens[2] = {0, 0};
-    for (std::size_t k = 0; k < 2 && w + k < words; ++k) {
-      std::uint64_t a;
-      std::uint64_t b;
-      std::memcpy(&a, cur + 8 * (w + k), 8);
-      std::memcpy(&b, prev + 8 * (w + k), 8);
-      const std::uint64_t x = a ^ b;
-      lens[k] = significantBytes(x);
-      std::memcpy(o, &x, static_cast<std::size_t>(lens[k]));
-      o += lens[k];
+    const std::uint64_t x0 = load8(cur + 8 * w) ^ load8(prev + 8 * w);
+    const int l0 = significantBytes(x0);
+    std::memcpy(o, &x0, 8);
+    o += l0;
+    int l1 = 0;
+    if (w + 1 < words) {
+      const std::uint64_t x1 = load8(cur + 8 * w + 8) ^ load8(prev + 8 * w + 8);
+      l1 = significantBytes(x1);
+      std::memcpy(o, &x1, 8);
+      o += l1;
     }
-    *control = static_cast<unsigned char>(lens[0] | (lens[1] << 4));
+    *control = static_cast<unsigned char>(l0 | (l1 << 4));
   }
-  const auto size = static_cast<std::size_t>(o - (out.data() + start));
-  if (size >= n) {
-    out.resize(start);
-    return false;
-  }
-  out.resize(start + size);
-  return true;
+  const auto size = static_cast<std::size_t>(o - base);
+  out.resize(size < n ? start + size : start);
+  return size < n;
 }
 
 // Applies a difference to `frame` (the previous frame, n bytes) in place.
@@ -68,23 +73,27 @@ bool appendDelta(const unsigned char* cur, const unsigned char* prev, std::size_
 bool applyDelta(const unsigned char* delta, std::size_t size, unsigned char* frame, std::size_t n) {
   const std::size_t words = n / 8;
   const unsigned char* d = delta;
-  const unsigned char* end = delta + size;
+  const unsigned char* const end = delta + size;
   for (std::size_t w = 0; w < words; w += 2) {
     if (d == end) return false;
     const unsigned char control = *d++;
     const int lens[2] = {control & 0x0f, control >> 4};
     for (std::size_t k = 0; k < 2; ++k) {
+      const int len = lens[k];
       if (w + k >= words) {
-        if (lens[k] != 0) return false;
+        if (len != 0) return false;
         continue;
       }
-      if (lens[k] > 8 || end - d < lens[k]) return false;
+      if (len > 8 || end - d < len) return false;
       std::uint64_t x = 0;
-      std::memcpy(&x, d, static_cast<std::size_t>(lens[k]));
-      d += lens[k];
-      std::uint64_t a;
-      std::memcpy(&a, frame + 8 * (w + k), 8);
-      a ^= x;
+      if (end - d >= 8) {
+        x = load8(d);
+        if (len < 8) x &= (std::uint64_t{1} << (8 * len)) - 1;
+      } else {
+        std::memcpy(&x, d, static_cast<std::size_t>(len));
+      }
+      d += len;
+      const std::uint64_t a = load8(frame + 8 * (w + k)) ^ x;
       std::memcpy(frame + 8 * (w + k), &a, 8);
     }
   }
@@ -269,12 +278,24 @@ struct Recording::Impl {
     reindex();
   }
 
-  void appendRaw(const std::vector<unsigned char>& raw, std::uint64_t step, double time) {
+  // Appends `raw` (which is left holding the previous frame's bytes).
+  void appendRaw(std::vector<unsigned char>& raw, std::uint64_t step, double time) {
     if (raw.size() % 8 != 0 || raw.size() >= kDeltaFlag) throw InvalidArgument("recording: malformed runtime frame");
     if (frames > 0 && step <= lastStep()) discardFrom(step);
     const bool newBlock =
         blocks.empty() || blocks.back().thinned || blocks.back().entries.size() >= options.keyframeInterval;
-    if (newBlock) blocks.emplace_back();
+    if (newBlock) {
+      if (!blocks.empty()) {
+        // The finished block gives back what it reserved.
+        blocks.back().bytes.shrink_to_fit();
+        blocks.back().entries.shrink_to_fit();
+      }
+      blocks.emplace_back();
+      // Room for the whole block at once (differences are smaller than whole frames).
+      const std::size_t interval = std::min<std::size_t>(options.keyframeInterval, 4096);
+      blocks.back().bytes.reserve(interval * (raw.size() + raw.size() / 16 + 16));
+      blocks.back().entries.reserve(interval);
+    }
     Block& block = blocks.back();
     Entry e;
     e.step = step;
@@ -295,7 +316,7 @@ struct Recording::Impl {
     if (newBlock) firstIndex.push_back(frames);
     ++frames;
     stored += block.bytes.size() - before + sizeof(Entry);
-    last = raw;
+    last.swap(raw);
     enforceBudget();
   }
 

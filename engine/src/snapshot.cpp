@@ -4,7 +4,9 @@
 //
 //   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode),
 //                      u32 nq, nv, bodies, closures, couplers
-//   state              f64 q[nq], v[nv], v̇[nv], τ[nv], external wrenches[6·bodies]
+//   state              f64 q[nq], v[nv], v̇[nv], τ[nv]; external wrenches: u32 count,
+//                      u32 0, then per body whose wrench is not zero (ascending):
+//                      u32 body, u32 0, f64 wrench[6]
 //   policies           48 bytes per closure, then per coupler
 //   solver data        per closure: u32 rows, u32 0, f64 impulse[rows]
 //                      per coupler: f64 impulse
@@ -180,7 +182,19 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
   o.doubles(w.state.v.data(), m.nv);
   o.doubles(w.state.vdot.data(), m.nv);
   o.doubles(w.state.tau.data(), m.nv);
-  for (int i = 0; i < m.nbody; ++i) o.doubles(w.state.fext[static_cast<std::size_t>(i)].data(), 6);
+  // Wrenches are cleared by every step: only the non-zero ones are written.
+  const std::size_t countAt = out.size();
+  std::uint32_t wrenches = 0;
+  o.put(std::uint64_t{0});
+  for (int i = 0; i < m.nbody; ++i) {
+    const Vector6d& f = w.state.fext[static_cast<std::size_t>(i)];
+    if (!(f.array() != 0.0).any()) continue;
+    ++wrenches;
+    o.put(static_cast<std::uint32_t>(i));
+    o.put(std::uint32_t{0});
+    o.doubles(f.data(), 6);
+  }
+  std::memcpy(out.data() + countAt, &wrenches, sizeof wrenches);
   for (const auto& rec : w.closures) {
     if (rec.alive) o.policy(rec.policy);
   }
@@ -226,7 +240,7 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
   const auto couplers = in.get<std::uint32_t>();
   // Counts are bounded by what the remaining bytes can hold before anything is allocated.
   const std::size_t rest = size - in.position();
-  if (nq > rest / 8 || nv > rest / 24 || nbody > rest / 48 || closures > rest / kPolicyBytes ||
+  if (nq > rest / 8 || nv > rest / 24 || nbody > (std::uint32_t{1} << 24) || closures > rest / kPolicyBytes ||
       couplers > rest / kPolicyBytes) {
     throw InvalidArgument("runtime frame: truncated (" + std::to_string(size) + " bytes)");
   }
@@ -239,7 +253,20 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
   in.doubles(s.state.velocities.data(), nv);
   in.doubles(s.state.accelerations.data(), nv);
   in.doubles(s.state.forces.data(), nv);
-  in.doubles(s.state.externalWrenches.data(), 6 * static_cast<std::size_t>(nbody));
+  s.state.externalWrenches.setZero();
+  const auto wrenches = in.get<std::uint32_t>();
+  in.get<std::uint32_t>();
+  if (wrenches > nbody) throw InvalidArgument("runtime frame: more external wrenches than bodies");
+  std::int64_t previous = -1;
+  for (std::uint32_t k = 0; k < wrenches; ++k) {
+    const auto body = in.get<std::uint32_t>();
+    in.get<std::uint32_t>();
+    if (body >= nbody || static_cast<std::int64_t>(body) <= previous) {
+      throw InvalidArgument("runtime frame: external wrenches out of body order");
+    }
+    previous = body;
+    in.doubles(s.state.externalWrenches.col(body).data(), 6);
+  }
   s.closurePolicies.resize(closures);
   for (auto& p : s.closurePolicies) p = in.policy();
   s.couplerPolicies.resize(couplers);
