@@ -146,4 +146,12 @@ std::string formatNumber(double value) {
   return std::string(buffer, r.ptr);
 }
 
+std::string formatByteCount(double bytes) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.1f", bytes);
+  std::string text = buffer;
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
+}
+
 }  // namespace articula::run

@@ -86,6 +86,8 @@ bool hasFindings(const io::ImportReport& report);
 
 /// Shortest text that reads back as the same double ("nan", "inf", "-inf" for those).
 std::string formatNumber(double value);
+/// A byte count (a mean, say) with one decimal, without a trailing ".0": "312.5", "2960".
+std::string formatByteCount(double bytes);
 using io::jsonString;
 
 }  // namespace articula::run

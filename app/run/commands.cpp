@@ -3,8 +3,10 @@
 
 #include "builtin_scenes.hpp"
 #include "cli.hpp"
+#include "csv_writer.hpp"
 #include "progress.hpp"
 #include "state_columns.hpp"
+#include "world_setup.hpp"
 
 #include <articula/articula.hpp>
 #include <articula/io/scene_file.hpp>
@@ -13,11 +15,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <optional>
+#include <system_error>
 #include <utility>
+
+namespace fs = std::filesystem;
 
 namespace articula::run {
 
@@ -25,6 +31,8 @@ void printUsage(std::ostream& os) {
   os << "usage: articula-run run FILE [options]       simulate a .articula, .urdf, .sdf or .world file\n"
         "       articula-run inspect FILE [--json]    print the topology and the import report\n"
         "       articula-run export IN OUT.articula   convert a URDF/SDF file (or a built-in scene) to .articula\n"
+        "       articula-run replay FILE.replay       check a run recorded with --record against its scene;\n"
+        "                                             print its summary, one frame or its CSV\n"
         "       articula-run list                     list the built-in scenes\n"
         "\n"
         "run options:\n"
@@ -39,40 +47,50 @@ void printUsage(std::ostream& os) {
         "  --set JOINT=VALUE        initial position of a 1-DoF joint (JOINT:K=VALUE for coordinate K of a\n"
         "                           multi-DoF joint or rigid body); repeatable; loop closures are re-assembled\n"
         "  --package-path DIR       where package://NAME/ and model:// resolve (the folder containing NAME);\n"
-        "                           repeatable (also for inspect and export)\n"
+        "                           repeatable (also for inspect, export and replay)\n"
         "  --csv OUT.csv            write t, q:..., v:..., residual:... for every step, t = 0 included\n"
-        "  --record OUT.replay      replay recording (not implemented yet)\n"
+        "  --record OUT.replay      record the run (t = 0 included) into a replay file, with the scene's path\n"
+        "                           and the options above that shape the world\n"
+        "  --record-every K         record every K-th step (default 1)\n"
         "  --quiet                  no progress bar, import report or warnings; the summary line stays\n"
         "  --scene NAME             a built-in scene instead of FILE (see 'articula-run list')\n"
         "  --solver METHOD          projected-gauss-seidel | direct-pivoting\n"
         "  --every K                write every K-th step to the CSV (default 1)\n"
         "  -h, --help               this text\n"
         "\n"
+        "replay options (the world is rebuilt from the recorded scene and options, then checked against the\n"
+        "recording's layout; without --csv or --frame a summary is printed):\n"
+        "  --scene SCENE            replay in this scene file or built-in scene instead of the recorded one\n"
+        "  --csv OUT.csv            write every recorded frame, with the columns and numbers of run --csv\n"
+        "  --frame K                print the frame recorded at step K: t, then one line per column\n"
+        "  --package-path DIR       searched before the recorded package paths; repeatable\n"
+        "  --quiet                  no import report or notes\n"
+        "\n"
         "At the end run prints one line on stdout:\n"
         "  steps=N sim_time=S wall_time=S us_per_step=X rtf=X [key=value ...]\n"
-        "Exit codes: 0 ok, 2 bad input or usage, 3 the simulation diverged (non-finite state).\n";
+        "Exit codes: 0 ok, 2 bad input or usage (also: a replay file that is truncated, corrupted or does not\n"
+        "fit the scene), 3 the simulation diverged (non-finite state).\n";
 }
 
 namespace {
 
+// Memory for the frames of --record; more than any ordinary run needs.
+constexpr std::size_t kRecordingBudget = std::size_t{4} << 30;
+
 struct RunOptions {
-  InputOptions input;
+  WorldSetup setup;
   std::optional<double> duration;
   std::optional<long> steps;
-  std::optional<double> dt;
-  std::optional<Integrator> integrator;
-  std::string solver;
-  bool noContacts = false;
-  std::optional<Vector3d> gravity;
-  std::vector<std::pair<std::string, double>> sets;
   std::string csv;
   std::string record;
+  std::optional<long> recordEvery;
   bool quiet = false;
   long every = 1;
 };
 
 RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   RunOptions o;
+  InputOptions& input = o.setup.input;
   ArgScanner args(argv);
   while (!args.done()) {
     const std::string a = args.next();
@@ -83,147 +101,67 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       o.steps = parseLong(a, args.value());
       if (*o.steps < 0) usageError("--steps must be >= 0");
     } else if (a == "--dt") {
-      o.dt = parseDouble(a, args.value());
-      if (*o.dt <= 0.0) usageError("--dt must be positive");
+      o.setup.dt = parseDouble(a, args.value());
+      if (*o.setup.dt <= 0.0) usageError("--dt must be positive");
     } else if (a == "--integrator") {
       const std::string n = args.value();
-      if (n == "semi-implicit-euler" || n == "sie") {
-        o.integrator = Integrator::SemiImplicitEuler;
-      } else if (n == "rk4" || n == "runge-kutta-4") {
-        o.integrator = Integrator::RungeKutta4;
-      } else {
-        usageError("unknown integrator '" + n + "' (semi-implicit-euler or rk4)");
-      }
+      o.setup.integrator = integratorFromName(n);
+      if (!o.setup.integrator) usageError("unknown integrator '" + n + "' (semi-implicit-euler or rk4)");
     } else if (a == "--no-contacts") {
       args.noValue();
-      o.noContacts = true;
+      o.setup.noContacts = true;
     } else if (a == "--gravity") {
-      o.gravity = parseVector3(a, args.value());
+      o.setup.gravity = parseVector3(a, args.value());
     } else if (a == "--set") {
       const std::string s = args.value();
       const std::size_t eq = s.rfind('=');
       if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
-      o.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
+      o.setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
     } else if (a == "--csv") {
       o.csv = args.value();
     } else if (a == "--record") {
       o.record = args.value();
+      if (o.record.empty()) usageError("--record needs a file name");
+    } else if (a == "--record-every") {
+      o.recordEvery = parseLong(a, args.value());
+      if (*o.recordEvery < 1) usageError("--record-every must be >= 1");
     } else if (a == "--quiet" || a == "-q") {
       args.noValue();
       o.quiet = true;
     } else if (a == "--scene") {
-      o.input.scene = args.value();
+      input.scene = args.value();
     } else if (a == "--solver") {
-      o.solver = args.value();
-      if (o.solver != "projected-gauss-seidel" && o.solver != "direct-pivoting") {
-        usageError("unknown solver '" + o.solver + "' (projected-gauss-seidel or direct-pivoting)");
+      o.setup.solver = args.value();
+      if (!isSolverMethod(o.setup.solver)) {
+        usageError("unknown solver '" + o.setup.solver + "' (projected-gauss-seidel or direct-pivoting)");
       }
     } else if (a == "--every") {
       o.every = parseLong(a, args.value());
       if (o.every < 1) usageError("--every must be >= 1");
-    } else if (parseInputOption(args, a, o.input)) {
-    } else if (!a.empty() && a[0] != '-' && o.input.file.empty()) {
-      o.input.file = a;
+    } else if (parseInputOption(args, a, input)) {
+    } else if (!a.empty() && a[0] != '-' && input.file.empty()) {
+      input.file = a;
     } else if (!a.empty() && a[0] != '-') {
-      usageError("run takes one FILE (got '" + o.input.file + "' and '" + a + "')");
+      usageError("run takes one FILE (got '" + input.file + "' and '" + a + "')");
     } else {
       usageError("unknown option '" + a + "'");
     }
   }
   if (o.duration && o.steps) usageError("give either --duration or --steps, not both");
-  if (!o.input.file.empty() && !o.input.scene.empty()) usageError("give either FILE or --scene, not both");
-  if (o.input.file.empty() && o.input.scene.empty()) {
+  if (o.recordEvery && o.record.empty()) usageError("--record-every needs --record OUT.replay");
+  if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
+  if (input.file.empty() && input.scene.empty()) {
     if (!legacy) usageError("run needs a FILE (.articula, .urdf, .sdf or .world)");
-    o.input.scene = "double-pendulum";
+    input.scene = "double-pendulum";
+  }
+  if (!o.record.empty()) {
+    const fs::path dir = fs::path(o.record).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec))
+      throw CliError("--record: '" + dir.string() + "' is not a directory");
   }
   return o;
 }
-
-void removeCollisionShapes(World& world) {
-  std::vector<Shape> shapes = world.getCollisionShapes(Frame::World());
-  for (const Multibody& mb : world.getMultibodies()) {
-    for (const Link& link : mb.getLinks()) {
-      for (const Shape& s : link.getCollisionShapes()) shapes.push_back(s);
-    }
-  }
-  for (const RigidBody& body : world.getRigidBodies()) {
-    for (const Shape& s : body.getCollisionShapes()) shapes.push_back(s);
-  }
-  for (const Shape& s : shapes) world.remove(s);
-}
-
-// Applies --set, then re-assembles the closures with the set coordinates held.
-void applyInitialPositions(World& world, const RunOptions& o) {
-  if (o.sets.empty()) return;
-  const StateColumns columns(world);
-  VectorXd q = world.getPositions();
-  ClosureProjectionOptions projection;
-  for (const auto& [name, value] : o.sets) {
-    const StateOwner* owner = nullptr;
-    const int index = columns.resolvePosition(name, &owner);
-    q[index] = value;
-    if (owner->joint.empty()) {
-      if (auto body = world.getRigidBody(owner->name)) projection.lockedRigidBodies.push_back(*body);
-    } else if (auto mb = world.getMultibody(owner->multibody)) {
-      if (auto joint = mb->getJoint(owner->joint)) projection.lockedJoints.push_back(*joint);
-    }
-  }
-  world.setPositions(q);
-  if (world.numLoopClosures() + world.numJointCouplers() == 0) return;
-  const ClosureProjectionResult r = world.projectClosures(projection);
-  if (!r.success) {
-    char residual[32];
-    std::snprintf(residual, sizeof residual, "%.3g", r.finalResidual);
-    throw CliError(std::string("--set: the loop closures cannot be closed with the given positions held (residual ") +
-                   residual + (r.message.empty() ? std::string() : "; " + r.message) + ")");
-  }
-}
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-class CsvWriter {
- public:
-  CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures)
-      : m_closures(closures) {
-    if (path.empty()) return;
-    m_out.open(path, std::ios::binary | std::ios::trunc);
-    if (!m_out) throw CliError("--csv: cannot write '" + path + "'");
-    std::string header = "t";
-    for (const auto& n : columns.positionNames()) header += "," + csvField("q:" + n);
-    for (const auto& n : columns.velocityNames()) header += "," + csvField("v:" + n);
-    for (const auto& c : closures) header += "," + csvField("residual:" + c.name());
-    header += '\n';
-    m_out << header;
-  }
-  bool enabled() const { return m_out.is_open(); }
-  void row(double t, const VectorXd& q, const VectorXd& v) {
-    if (!enabled()) return;
-    m_line = formatNumber(t);
-    for (Eigen::Index i = 0; i < q.size(); ++i) (m_line += ',') += formatNumber(q[i]);
-    for (Eigen::Index i = 0; i < v.size(); ++i) (m_line += ',') += formatNumber(v[i]);
-    for (const auto& c : m_closures) (m_line += ',') += formatNumber(c.computeResidual().norm);
-    m_line += '\n';
-    m_out << m_line;
-  }
-  void close(const std::string& path) {
-    if (!enabled()) return;
-    m_out.close();
-    if (!m_out) throw CliError("--csv: error while writing '" + path + "'");
-  }
-
- private:
-  std::ofstream m_out;
-  std::vector<LoopClosure> m_closures;
-  std::string m_line;
-};
 
 double largestResidual(const std::vector<LoopClosure>& closures, const std::vector<JointCoupler>& couplers) {
   double r = 0.0;
@@ -236,27 +174,26 @@ double largestResidual(const std::vector<LoopClosure>& closures, const std::vect
 
 int runCommand(const std::vector<std::string>& argv, bool legacy) {
   const RunOptions o = parseRun(argv, legacy);
-  if (!o.record.empty()) throw CliError("--record: replay recording is not implemented yet");
 
   World world;
-  const io::ImportReport report = loadInput(world, o.input, o.quiet);
-  if (!o.quiet && hasFindings(report)) std::cerr << report.toText() << std::flush;
-
-  WorldOptions wo = world.getOptions();
-  if (o.dt) wo.timeStep = *o.dt;
-  if (o.integrator) wo.integrator = *o.integrator;
-  if (!o.solver.empty()) wo.solver.method = o.solver;
-  if (o.gravity) wo.gravity = *o.gravity;
-  world.setOptions(wo);
-  if (o.noContacts) removeCollisionShapes(world);
-  applyInitialPositions(world, o);
-  try {
-    world.enterSimulationMode();
-  } catch (const Error& e) {
-    throw CliError(std::string("the scene cannot be simulated: ") + e.what());
+  const io::ImportReport report = prepareWorld(world, o.setup, o.quiet);
+  std::optional<Recorder> recorder;
+  if (!o.record.empty()) {
+    // The scene's <recording> section, if any, gives the recording options.
+    RecordingOptions recording;
+    if (report.recording) {
+      recording = report.recording->options;
+    } else {
+      recording.budgetBytes = kRecordingBudget;
+      recording.overflow = RecordingOverflow::ThinToKeyframes;
+    }
+    if (o.recordEvery) recording.every = static_cast<std::uint64_t>(*o.recordEvery);
+    recorder.emplace(world, recording);
+    describeSetup(recorder->recording(), o.setup, world);
   }
 
-  const long steps = o.steps ? *o.steps : std::lround((o.duration ? *o.duration : 5.0) / wo.timeStep);
+  const double dt = world.getOptions().timeStep;
+  const long steps = o.steps ? *o.steps : std::lround((o.duration ? *o.duration : 5.0) / dt);
   const StateColumns columns(world);
   const std::vector<LoopClosure> closures = world.getLoopClosures();
   const std::vector<JointCoupler> couplers = world.getJointCouplers();
@@ -316,8 +253,35 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   }
   csv.close(o.csv);
 
+  RecordingStats recorded;
+  if (recorder) {
+    Recording& recording = recorder->recording();
+    if (diverged) {
+      // The frames after the last good step hold the diverged state.
+      if (const std::optional<std::size_t> last = recording.findAtOrBefore(static_cast<std::uint64_t>(good))) {
+        recording.truncateAfter(*last);
+      }
+    }
+    try {
+      recording.save(o.record);
+    } catch (const ReplayFileError& e) {
+      throw CliError(std::string("--record: ") + e.what());
+    }
+    recorded = recording.stats();
+  }
+
   if (!o.quiet) {
     std::vector<std::string> warnings = world.getWarnings();
+    if (recorder && !recorder->stopReason().empty()) {
+      warnings.push_back("recording stopped: " + recorder->stopReason());
+    }
+    if (recorded.droppedFrames > 0) {
+      const RecordingOptions& ro = recorder->recording().options();
+      warnings.push_back(
+          "the recording outgrew its memory budget of " + std::to_string(ro.budgetBytes) +
+          " bytes: " + std::to_string(recorded.droppedFrames) + " frames were " +
+          (ro.overflow == RecordingOverflow::DropOldest ? "dropped from the start of " : "thinned out of ") + o.record);
+    }
     std::vector<std::string> shown;
     for (const auto& w : warnings) {
       const bool repeatsFailure = diverged && w.find(failure) != std::string::npos;
@@ -328,7 +292,14 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   if (diverged) {
     std::cerr << "articula-run: the simulation diverged at step " << good + 1 << ": " << failure
               << "\narticula-run: stopped; the last good frame is step " << good << " (t = " << formatNumber(t) << " s)"
-              << (csv.enabled() ? ", the last row of " + o.csv : std::string()) << "; try a smaller --dt\n"
+              << (csv.enabled() ? ", the last row of " + o.csv : std::string())
+              << (recorder ? ", the last frame of " + o.record : std::string()) << "; try a smaller --dt\n"
+              << std::flush;
+  }
+  if (recorder && !o.quiet) {
+    std::cerr << "articula-run: recorded " << recorded.frames << " frame" << (recorded.frames == 1 ? "" : "s") << " to "
+              << o.record << " (" << formatByteCount(recorded.storedBytesPerFrame()) << " bytes per frame stored, "
+              << formatByteCount(recorded.rawBytesPerFrame()) << " raw)\n"
               << std::flush;
   }
 
@@ -342,6 +313,10 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
       timings.solve * perStep, timings.integration * perStep, timings.projection * perStep);
   if (constrained) std::printf(" max_residual=%.3g", maxResidual);
   if (diverged) std::printf(" diverged=1 last_good_step=%ld", good);
+  if (recorder) {
+    std::printf(" recorded_frames=%zu replay_bytes_per_frame=%s", recorded.frames,
+                formatByteCount(recorded.storedBytesPerFrame()).c_str());
+  }
   std::printf("\n");
   std::fflush(stdout);
   return diverged ? kExitDiverged : kExitOk;
@@ -373,7 +348,7 @@ int exportCommand(const std::vector<std::string>& argv) {
   World world;
   const io::ImportReport report = loadInput(world, input, quiet);
   if (!quiet && hasFindings(report)) std::cerr << report.toText() << std::flush;
-  io::saveScene(world, positional[1]);
+  io::saveScene(world, positional[1], report.recording);
   std::printf("wrote %s\n", positional[1].c_str());
   return kExitOk;
 }

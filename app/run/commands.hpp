@@ -15,6 +15,8 @@ void printUsage(std::ostream& os);
 int runCommand(const std::vector<std::string>& args, bool legacy);
 int inspectCommand(const std::vector<std::string>& args);
 int exportCommand(const std::vector<std::string>& args);
+/// `replay`: a replay file written by `run --record`.
+int replayCommand(const std::vector<std::string>& args);
 int listCommand(const std::vector<std::string>& args);
 
 }  // namespace articula::run

@@ -3,6 +3,7 @@
 //   articula-run run FILE [options]        FILE: .articula, .urdf, .sdf or .world
 //   articula-run inspect FILE [--json]
 //   articula-run export IN OUT.articula
+//   articula-run replay FILE.replay [--scene SCENE] [--csv OUT.csv] [--frame K]
 //   articula-run list
 //
 // Exit codes: 0 ok, 2 bad input or usage, 3 the simulation diverged.
@@ -34,13 +35,14 @@ int main(int argc, char** argv) {
     if (command == "run") return runCommand(rest, false);
     if (command == "inspect") return inspectCommand(rest);
     if (command == "export") return exportCommand(rest);
+    if (command == "replay") return replayCommand(rest);
     if (command == "list") return listCommand(rest);
     if (command == "help") {
       printUsage(std::cout);
       return kExitOk;
     }
     if (command[0] == '-' || looksLikeFile(command)) return runCommand(args, true);
-    std::string hint = "run, inspect, export or list";
+    std::string hint = "run, inspect, export, replay or list";
     for (const auto& s : articula::scenes::builtinScenes()) {
       if (s.name == command) hint = "to run the built-in scene write --scene " + command;
     }

@@ -48,8 +48,8 @@ ImportReport importFile(World& world, const fs::path& file, const ImportOptions&
   if (ext == ".urdf") return importUrdf(world, file, options);
   if (ext == ".sdf" || ext == ".world") return importSdf(world, file, options);
   if (ext == ".articula") {
-    loadScene(world, file);
     ImportReport report;
+    report.recording = loadScene(world, file);
     report.file = file.string();
     report.format = "articula";
     return report;

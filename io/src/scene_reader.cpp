@@ -6,7 +6,9 @@
 
 #include <tinyxml2.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -67,6 +69,9 @@ class Reader {
           readClosure(e);
         } else if (name == "joint_coupler") {
           readCoupler(e);
+        } else if (name == "recording") {
+          if (m_recording) fail(e, "a second <recording> section (a scene has at most one)");
+          readRecording(e);
         } else {
           fail(e, "unknown element <" + name + ">");
         }
@@ -447,6 +452,41 @@ class Reader {
     c.setRuntimePolicy(policy(e));
   }
 
+  void readRecording(const XMLElement* e) {
+    SceneRecording r;
+    const auto count = [&](const char* attr, std::uint64_t least) {
+      const char* value = text(e, attr);
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(value, &end, 10);
+      if (*value == '\0' || *value == '-' || *end != '\0' || errno == ERANGE || n < least) {
+        fail(e, std::string("attribute '") + attr + "' = \"" + value +
+                    "\": expected a whole number >= " + std::to_string(least));
+      }
+      return static_cast<std::uint64_t>(n);
+    };
+    r.options.every = count("every", 1);
+    r.options.budgetBytes = static_cast<std::size_t>(count("budget_bytes", 1));
+    r.options.overflow = choose<RecordingOverflow>(
+        e, "overflow",
+        {{"drop-oldest", RecordingOverflow::DropOldest}, {"thin-to-keyframes", RecordingOverflow::ThinToKeyframes}});
+    r.options.deltaEncoding = boolean(e, "delta_encoding");
+    const std::uint64_t interval = count("keyframe_interval", 1);
+    if (interval > 0xffffffffu) fail(e, "attribute 'keyframe_interval' is too large");
+    r.options.keyframeInterval = static_cast<std::uint32_t>(interval);
+    r.options.keepBranches = boolean(e, "keep_branches");
+    const std::string replay = optionalText(e, "replay");
+    if (!replay.empty()) {
+      const std::filesystem::path path(replay);
+      r.replay = path.is_absolute() || m_base.empty() ? path : m_base / path;
+    }
+    m_recording = r;
+  }
+
+ public:
+  const std::optional<SceneRecording>& recording() const { return m_recording; }
+
+ private:
   void applyState() {
     if (m_states.empty()) return;
     const StateSpace space = m_world.getStateSpace();
@@ -481,29 +521,32 @@ class Reader {
   std::string m_source;
   std::filesystem::path m_base;
   std::vector<StateEntry> m_states;
+  std::optional<SceneRecording> m_recording;
 };
 
 }  // namespace
 
-void loadSceneFromString(World& world, const std::string& text, const std::string& sourceName,
-                         const std::filesystem::path& baseDirectory) {
+std::optional<SceneRecording> loadSceneFromString(World& world, const std::string& text, const std::string& sourceName,
+                                                  const std::filesystem::path& baseDirectory) {
   if (world.isSimulationMode() || world.numMultibodies() + world.numRigidBodies() + world.numFrames() > 0) {
     throw LifecycleError("loadScene needs an empty World in design mode");
   }
   try {
-    Reader(world, sourceName, baseDirectory).run(text);
+    Reader reader(world, sourceName, baseDirectory);
+    reader.run(text);
+    return reader.recording();
   } catch (...) {
     world.clear();
     throw;
   }
 }
 
-void loadScene(World& world, const std::filesystem::path& file) {
+std::optional<SceneRecording> loadScene(World& world, const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
   std::ostringstream text;
   text << in.rdbuf();
-  loadSceneFromString(world, text.str(), file.string(), file.parent_path());
+  return loadSceneFromString(world, text.str(), file.string(), file.parent_path());
 }
 
 }  // namespace articula::io

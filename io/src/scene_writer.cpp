@@ -18,7 +18,8 @@ using tinyxml2::XMLElement;
 
 class Writer {
  public:
-  Writer(const World& world, std::filesystem::path meshBase) : m_world(world), m_meshBase(std::move(meshBase)) {}
+  Writer(const World& world, std::filesystem::path meshBase, const std::optional<SceneRecording>& recording)
+      : m_world(world), m_meshBase(std::move(meshBase)), m_recording(recording) {}
 
   std::string run() {
     doc.InsertEndChild(doc.NewDeclaration());
@@ -45,6 +46,7 @@ class Writer {
     }
     for (const auto& c : m_world.getLoopClosures()) writeClosure(root, c);
     for (const auto& c : m_world.getJointCouplers()) writeCoupler(root, c);
+    if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
     return printer.CStr();
@@ -270,6 +272,18 @@ class Writer {
     writePolicy(e, c.getRuntimePolicy());
   }
 
+  void writeRecording(XMLElement* root, const SceneRecording& r) {
+    XMLElement* e = child(root, "recording");
+    e->SetAttribute("every", std::to_string(r.options.every).c_str());
+    e->SetAttribute("budget_bytes", std::to_string(r.options.budgetBytes).c_str());
+    e->SetAttribute("overflow",
+                    r.options.overflow == RecordingOverflow::DropOldest ? "drop-oldest" : "thin-to-keyframes");
+    e->SetAttribute("delta_encoding", r.options.deltaEncoding);
+    e->SetAttribute("keyframe_interval", r.options.keyframeInterval);
+    e->SetAttribute("keep_branches", r.options.keepBranches);
+    if (!r.replay.empty()) e->SetAttribute("replay", meshPath(r.replay.string()).c_str());
+  }
+
   // "world", a rigid body, "multibody/link", or a user frame.
   static std::string frameName(const Frame& f) { return f.isWorld() ? std::string("world") : f.name(); }
 
@@ -278,8 +292,9 @@ class Writer {
   VectorXd q, v, tau;
   StateSpace space;
   std::filesystem::path m_meshBase;
+  const std::optional<SceneRecording>& m_recording;
 
-  // A mesh file as the scene refers to it: relative to the scene's folder
+  // A mesh or replay file as the scene refers to it: relative to the scene's folder
   // when there is one, in generic (forward slash) form.
   std::string meshPath(const std::string& file) const {
     if (m_meshBase.empty()) return std::filesystem::path(file).generic_string();
@@ -291,14 +306,15 @@ class Writer {
 
 }  // namespace
 
-std::string sceneToString(const World& world, const std::filesystem::path& meshBase) {
-  return Writer(world, meshBase).run();
+std::string sceneToString(const World& world, const std::filesystem::path& base,
+                          const std::optional<SceneRecording>& recording) {
+  return Writer(world, base, recording).run();
 }
 
-void saveScene(const World& world, const std::filesystem::path& file) {
+void saveScene(const World& world, const std::filesystem::path& file, const std::optional<SceneRecording>& recording) {
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
-  const std::string text = sceneToString(world, ec ? file.parent_path() : folder);
+  const std::string text = sceneToString(world, ec ? file.parent_path() : folder, recording);
   std::ofstream out(file, std::ios::binary);
   if (!out) throw ImportError(file.string(), 0, "cannot open the file for writing");
   out << text;

@@ -123,6 +123,13 @@ QByteArray pendulumScene(const char* options, const char* jointExtra = "") {
 
 const QRegularExpression kSummary(QStringLiteral(R"(^steps=(\d+) sim_time=\S+ wall_time=\S+ us_per_step=\S+ rtf=\S+)"));
 
+// The value of `key=value` on the summary line.
+QString summaryValue(const QString& out, const QString& key) {
+  const QRegularExpressionMatch m =
+      QRegularExpression(QStringLiteral(" ") + QRegularExpression::escape(key) + QStringLiteral("=(\\S+)")).match(out);
+  return m.hasMatch() ? m.captured(1) : QString();
+}
+
 const char* const kUr5 = "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
 
 }  // namespace
@@ -291,12 +298,13 @@ class TestRunnerCli : public QObject {
     for (const QStringList& bad :
          {QStringList{"--steps", "ten"}, QStringList{"--dt", "-1"}, QStringList{"--gravity", "0,0"},
           QStringList{"--set", "nope=1"}, QStringList{"--set", "crank_joint=abc"},
-          QStringList{"--steps", "1", "--duration", "1"}, QStringList{"--record", tmp(QStringLiteral("x.replay"))}}) {
+          QStringList{"--steps", "1", "--duration", "1"}, QStringList{"--record-every", "0"},
+          QStringList{"--record", tmp(QStringLiteral("no/such/dir/x.replay"))}, QStringList{"--record-every", "5"}}) {
       r = runTool(QStringList{QStringLiteral("run"), fourBar} + bad);
       QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
       QVERIFY2(!r.err.isEmpty(), qPrintable(bad.join(' ')));
     }
-    QVERIFY(r.err.contains(QStringLiteral("replay recording is not implemented yet")));
+    QVERIFY2(r.err.contains(QStringLiteral("--record-every needs --record")), qPrintable(r.err));
 
     // Unknown joint type on line 7.
     const QString malformed = tmp(QStringLiteral("malformed.articula"));
@@ -451,6 +459,241 @@ class TestRunnerCli : public QObject {
     QVERIFY2(r.exitCode == 0 && r.out.startsWith(QStringLiteral("steps=20 ")), qPrintable(describe(r)));
     r = runTool({QStringLiteral("--help")});
     QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("articula-run run FILE")), qPrintable(describe(r)));
+  }
+
+  // run --record then replay --csv writes the same bytes as run --csv.
+  void recordThenReplayCsvIsIdentical_data() {
+    QTest::addColumn<QString>("scene");
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<QStringList>("options");
+    QTest::newRow("four_bar, loop closure") << QStringLiteral("scenes/four_bar.articula") << 500 << QStringList();
+    QTest::newRow("box_stack, contacts") << QStringLiteral("scenes/box_stack.articula") << 300 << QStringList();
+    QTest::newRow("gear_pair, coupler") << QStringLiteral("scenes/gear_pair.articula") << 500 << QStringList();
+    QTest::newRow("four_bar, options") << QStringLiteral("scenes/four_bar.articula") << 300
+                                       << QStringList{"--dt",      "0.0005",    "--integrator", "rk4",
+                                                      "--gravity", "0,0,-1.62", "--set",        "crank_joint=-0.8"};
+    QTest::newRow("box_stack, no contacts, direct pivoting")
+        << QStringLiteral("scenes/box_stack.articula") << 200
+        << QStringList{"--no-contacts", "--solver", "direct-pivoting"};
+    QTest::newRow("built-in scene") << QString() << 200 << QStringList{"--scene", "four-bar"};
+  }
+
+  void recordThenReplayCsvIsIdentical() {
+    QFETCH(QString, scene);
+    QFETCH(int, steps);
+    QFETCH(QStringList, options);
+    const QString name = QString::fromUtf8(QTest::currentDataTag()).replace(QRegularExpression("[^a-z_]"), "_");
+    const QString replay = tmp(name + ".replay");
+    const QString runCsv = tmp(name + "_run.csv");
+    const QString replayCsv = tmp(name + "_replay.csv");
+    QStringList args{QStringLiteral("run")};
+    if (!scene.isEmpty()) args << sourcePath(scene);
+    args << options << QStringLiteral("--steps") << QString::number(steps) << QStringLiteral("--record") << replay
+         << QStringLiteral("--csv") << runCsv;
+    RunResult r = runTool(args);
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    QVERIFY2(kSummary.match(r.out).hasMatch(), qPrintable(r.out));
+    QCOMPARE(summaryValue(r.out, QStringLiteral("recorded_frames")), QString::number(steps + 1));
+    QVERIFY2(summaryValue(r.out, QStringLiteral("replay_bytes_per_frame")).toDouble() > 0.0, qPrintable(r.out));
+    QVERIFY2(r.err.contains(QStringLiteral("recorded %1 frames to %2").arg(steps + 1).arg(replay)), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("bytes per frame stored")), qPrintable(r.err));
+
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--csv"), replayCsv, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    const QByteArray expected = readFile(runCsv);
+    const QByteArray actual = readFile(replayCsv);
+    QVERIFY(!expected.isEmpty());
+    QCOMPARE(static_cast<int>(expected.count('\n')), steps + 2);
+    if (actual != expected) {
+      const QList<QByteArray> a = actual.split('\n');
+      const QList<QByteArray> e = expected.split('\n');
+      for (int i = 0; i < std::min(a.size(), e.size()); ++i) {
+        if (a[i] != e[i])
+          QFAIL(qPrintable(QStringLiteral("line %1 differs:\n  run:    %2\n  replay: %3")
+                               .arg(i + 1)
+                               .arg(QString::fromUtf8(e[i]), QString::fromUtf8(a[i]))));
+      }
+      QCOMPARE(a.size(), e.size());
+    }
+  }
+
+  void replayFramePrintsTheCsvRow() {
+    const QString replay = tmp(QStringLiteral("frame.replay"));
+    const QString csvPath = tmp(QStringLiteral("frame.csv"));
+    RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                           QStringLiteral("--steps"), QStringLiteral("200"), QStringLiteral("--record"), replay,
+                           QStringLiteral("--csv"), csvPath, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QStringList lines = readCsv(csvPath).text.split(QLatin1Char('\n'));
+    const QStringList header = lines[0].split(QLatin1Char(','));
+    for (const int k : {0, 137, 200}) {
+      const QStringList fields = lines[k + 1].split(QLatin1Char(','));
+      QCOMPARE(fields.size(), header.size());
+      QString expected = QStringLiteral("frame %1: t=%2\n").arg(k).arg(fields[0]);
+      for (int i = 1; i < header.size(); ++i) expected += header[i] + QLatin1Char(' ') + fields[i] + QLatin1Char('\n');
+      r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--frame"), QString::number(k)});
+      QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+      QCOMPARE(r.out, expected);
+    }
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--frame"), QStringLiteral("201")});
+    QVERIFY2(r.exitCode == 2 && !r.crashed, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains(QStringLiteral("the last recorded step is 200")), qPrintable(r.err));
+  }
+
+  void replaySummary() {
+    const QString scene = sourcePath(QStringLiteral("scenes/box_stack.articula"));
+    const QString replay = tmp(QStringLiteral("summary.replay"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("100"),
+                           QStringLiteral("--record"), replay, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    r = runTool({QStringLiteral("replay"), replay});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    for (const QString& s :
+         {QStringLiteral("frames:   101, steps 0..100 (every 1)"), QStringLiteral("dt:       0.001 s"),
+          QStringLiteral("duration: 0.1 s (t = 0 .. 0.1)"), QStringLiteral("scene:    ") + QDir::cleanPath(scene),
+          QStringLiteral("bytes per frame stored"), QStringLiteral("no-contacts=0"),
+          QStringLiteral("matches the scene")}) {
+      QVERIFY2(r.out.contains(s), qPrintable(s + QStringLiteral(" missing in\n") + r.out));
+    }
+    QVERIFY2(QRegularExpression(QStringLiteral("fingerprint [0-9a-f]{16}, [1-9]\\d* entries")).match(r.out).hasMatch(),
+             qPrintable(r.out));
+    // The same scene given explicitly.
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--scene"), scene});
+    QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("matches the scene")), qPrintable(describe(r)));
+  }
+
+  void recordEveryKeepsEveryKthStep() {
+    const QString replay = tmp(QStringLiteral("every.replay"));
+    const QString csvPath = tmp(QStringLiteral("every.csv"));
+    RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                           QStringLiteral("--steps"), QStringLiteral("103"), QStringLiteral("--record"), replay,
+                           QStringLiteral("--record-every"), QStringLiteral("5"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(summaryValue(r.out, QStringLiteral("recorded_frames")), QStringLiteral("21"));
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const Csv csv = readCsv(csvPath);
+    QCOMPARE(csv.rows.size(), 21);
+    for (int i = 0; i < csv.rows.size(); ++i) QVERIFY(std::abs(csv.rows[i][0] - 0.005 * i) <= 1e-12);
+    r = runTool({QStringLiteral("replay"), replay});
+    QVERIFY2(r.out.contains(QStringLiteral("frames:   21, steps 0..100 (every 5)")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--frame"), QStringLiteral("10")});
+    QVERIFY2(r.exitCode == 0 && r.out.startsWith(QStringLiteral("frame 10: t=0.01")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--frame"), QStringLiteral("7")});
+    QVERIFY2(r.exitCode == 2 && !r.crashed, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains(QStringLiteral("the nearest recorded steps are 5 and 10")), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+  }
+
+  // A scene's <recording> section gives the options of --record
+  // (--record-every overrides its interval), and export keeps the section.
+  void sceneRecordingSectionGivesTheOptions() {
+    QFile source(sourcePath(QStringLiteral("scenes/four_bar.articula")));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QByteArray text = source.readAll();
+    const QByteArray section =
+        "<recording every=\"4\" budget_bytes=\"100000000\" overflow=\"drop-oldest\" delta_encoding=\"false\" "
+        "keyframe_interval=\"8\" keep_branches=\"false\" replay=\"four_bar.replay\"/>\n</articula>";
+    text.replace("</articula>", section);
+    const QString scene = tmp(QStringLiteral("recorded_four_bar.articula"));
+    QVERIFY(writeFile(scene, text));
+    const QString replay = tmp(QStringLiteral("section.replay"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("100"),
+                           QStringLiteral("--record"), replay, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(summaryValue(r.out, QStringLiteral("recorded_frames")), QStringLiteral("26"));
+    r = runTool({QStringLiteral("replay"), replay});
+    QVERIFY2(r.out.contains(QStringLiteral("(every 4)")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("100"),
+                 QStringLiteral("--record"), replay, QStringLiteral("--record-every"), QStringLiteral("10"),
+                 QStringLiteral("--quiet")});
+    QCOMPARE(summaryValue(r.out, QStringLiteral("recorded_frames")), QStringLiteral("11"));
+    const QString exported = tmp(QStringLiteral("exported_four_bar.articula"));
+    r = runTool({QStringLiteral("export"), scene, exported, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QByteArray out = readFile(exported);
+    QVERIFY2(out.contains("every=\"4\"") && out.contains("replay=\"four_bar.replay\""), out.constData());
+  }
+
+  void damagedReplayFilesExitWith2() {
+    const QString replay = tmp(QStringLiteral("whole.replay"));
+    RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                           QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--record"), replay,
+                           QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QByteArray bytes = readFile(replay);
+    QVERIFY(bytes.size() > 1000);
+
+    const QString truncated = tmp(QStringLiteral("truncated.replay"));
+    QVERIFY(writeFile(truncated, bytes.left(bytes.size() / 2)));
+    QByteArray flippedBytes = bytes;
+    flippedBytes[flippedBytes.size() / 2] = static_cast<char>(flippedBytes[flippedBytes.size() / 2] ^ 0x10);
+    const QString flipped = tmp(QStringLiteral("flipped.replay"));
+    QVERIFY(writeFile(flipped, flippedBytes));
+    const QString text = tmp(QStringLiteral("text.replay"));
+    QVERIFY(writeFile(text, "t,q:crank_joint\n0,-1\n"));
+
+    const QList<QPair<QString, QString>> cases = {{truncated, QStringLiteral("truncated")},
+                                                  {flipped, QStringLiteral("corrupted")},
+                                                  {text, QStringLiteral("not an Articula replay file")},
+                                                  {tmp(QStringLiteral("absent.replay")), QStringLiteral("opened")}};
+    for (const auto& [file, problem] : cases) {
+      for (const QStringList& extra :
+           {QStringList(), QStringList{"--csv", tmp(QStringLiteral("damaged.csv"))}, QStringList{"--frame", "3"}}) {
+        r = runTool(QStringList{QStringLiteral("replay"), file} + extra);
+        QVERIFY2(r.exitCode == 2 && !r.crashed, qPrintable(file + ": " + describe(r)));
+        QVERIFY2(r.err.startsWith(QStringLiteral("articula-run: ") + file), qPrintable(r.err));
+        QVERIFY2(r.err.contains(problem), qPrintable(problem + QStringLiteral(" missing in ") + r.err));
+        QVERIFY(r.out.isEmpty());
+      }
+    }
+    // The intact file still reads.
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+  }
+
+  void replayInAnotherSceneExitsWith2() {
+    const QString replay = tmp(QStringLiteral("mismatch.replay"));
+    RunResult r = runTool({QStringLiteral("run"), sourcePath(QStringLiteral("scenes/four_bar.articula")),
+                           QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--record"), replay,
+                           QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QString other = sourcePath(QStringLiteral("scenes/slider_crank.articula"));
+    for (const QStringList& extra :
+         {QStringList(), QStringList{"--csv", tmp(QStringLiteral("mismatch.csv"))}, QStringList{"--frame", "0"}}) {
+      r = runTool(QStringList{QStringLiteral("replay"), replay, QStringLiteral("--scene"), other} + extra);
+      QVERIFY2(r.exitCode == 2 && !r.crashed, qPrintable(describe(r)));
+      QVERIFY2(r.err.contains(QStringLiteral("does not fit the scene ") + other + QStringLiteral(": ")),
+               qPrintable(r.err));
+      QVERIFY(r.out.isEmpty());
+    }
+    QVERIFY(!QFile::exists(tmp(QStringLiteral("mismatch.csv"))));
+    // A built-in scene by name.
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--scene"), QStringLiteral("gear-pair")});
+    QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("does not fit the scene gear-pair")),
+             qPrintable(describe(r)));
+    // An unknown built-in scene.
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--scene"), QStringLiteral("no-such-scene")});
+    QVERIFY2(r.exitCode == 2 && !r.crashed, qPrintable(describe(r)));
+  }
+
+  void divergedRecordingEndsAtTheLastGoodStep() {
+    const QString scene = tmp(QStringLiteral("stiff_record.articula"));
+    QVERIFY(writeFile(
+        scene, pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.01\" integrator=\"rk4\"", " stiffness=\"1e12\"")));
+    const QString replay = tmp(QStringLiteral("diverged.replay"));
+    const QString runCsv = tmp(QStringLiteral("diverged_run.csv"));
+    const QString replayCsv = tmp(QStringLiteral("diverged_replay.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("1000"),
+                           QStringLiteral("--csv"), runCsv, QStringLiteral("--record"), replay});
+    QVERIFY2(r.exitCode == 3, qPrintable(describe(r)));
+    const QString lastGood = summaryValue(r.out, QStringLiteral("last_good_step"));
+    QVERIFY2(lastGood.toInt() > 0, qPrintable(r.out));
+    QCOMPARE(summaryValue(r.out, QStringLiteral("recorded_frames")), QString::number(lastGood.toInt() + 1));
+    r = runTool({QStringLiteral("replay"), replay, QStringLiteral("--csv"), replayCsv});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(readFile(replayCsv), readFile(runCsv));
   }
 
   void urdfRun() {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 using namespace articula;
@@ -143,6 +144,18 @@ class TestSceneFile : public QObject {
         << "<rigid_body name=\"b\">" + inertia + "</rigid_body>\n<rigid_body name=\"b\">" + inertia + "</rigid_body>"
         << 3 << "already used";
     QTest::newRow("unknown shape kind") << "<shape name=\"s\" kind=\"ghost\" owner=\"world\"/>" << 2 << "ghost";
+    const QString rec =
+        "<recording every=\"1\" budget_bytes=\"1000\" overflow=\"drop-oldest\" delta_encoding=\"true\" "
+        "keyframe_interval=\"64\" keep_branches=\"false\"";
+    QTest::newRow("recording every 0") << QString(rec).replace("every=\"1\"", "every=\"0\"") + "/>" << 2
+                                       << "'every' = \"0\": expected a whole number >= 1";
+    QTest::newRow("recording negative budget")
+        << QString(rec).replace("budget_bytes=\"1000\"", "budget_bytes=\"-5\"") + "/>" << 2 << "budget_bytes";
+    QTest::newRow("recording unknown overflow")
+        << QString(rec).replace("drop-oldest", "forget") + "/>" << 2 << "drop-oldest | thin-to-keyframes";
+    QTest::newRow("recording missing attribute")
+        << QString(rec).replace(" keep_branches=\"false\"", "") + "/>" << 2 << "keep_branches";
+    QTest::newRow("two recording sections") << rec + "/>\n" + rec + "/>" << 3 << "a second <recording>";
     QTest::newRow("unknown coupler joint")
         << "<joint_coupler name=\"c\" leader=\"m/a\" follower=\"m/b\" ratio=\"1\" offset=\"0\"/>" << 2
         << "no joint 'm/a'";
@@ -163,6 +176,47 @@ class TestSceneFile : public QObject {
       QCOMPARE(QString::fromStdString(e.file()), QString("bad.articula"));
     }
     QCOMPARE(w.numMultibodies() + w.numRigidBodies() + w.numFrames(), std::size_t{0});
+  }
+
+  // The optional <recording> section: options and the replay path survive
+  // save → load → save; the path is written relative to the scene's folder
+  // and read back against it; a scene without the section reads none.
+  void recordingSectionRoundTrips() {
+    World w;
+    scenes::buildScene(w, "four-bar");
+    io::SceneRecording r;
+    r.options.every = 5;
+    r.options.budgetBytes = 123456789;
+    r.options.overflow = RecordingOverflow::ThinToKeyframes;
+    r.options.deltaEncoding = false;
+    r.options.keyframeInterval = 17;
+    r.options.keepBranches = true;
+    QTemporaryDir dir;
+    const std::filesystem::path folder = dir.path().toStdString();
+    std::filesystem::create_directories(folder / "runs");
+    r.replay = folder / "runs" / "four_bar.replay";
+    const std::filesystem::path file = folder / "four_bar.articula";
+    io::saveScene(w, file, r);
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    QVERIFY2(text.find("replay=\"runs/four_bar.replay\"") != std::string::npos, text.c_str());
+    World back;
+    const std::optional<io::SceneRecording> read = io::loadScene(back, file);
+    QVERIFY(read.has_value());
+    QCOMPARE(read->options.every, std::uint64_t{5});
+    QCOMPARE(read->options.budgetBytes, std::size_t{123456789});
+    QVERIFY(read->options.overflow == RecordingOverflow::ThinToKeyframes);
+    QVERIFY(!read->options.deltaEncoding);
+    QCOMPARE(read->options.keyframeInterval, std::uint32_t{17});
+    QVERIFY(read->options.keepBranches);
+    QCOMPARE(QString::fromStdString(read->replay.lexically_normal().string()),
+             QString::fromStdString(r.replay.lexically_normal().string()));
+    const std::filesystem::path again = folder / "again.articula";
+    io::saveScene(back, again, read);
+    std::ifstream in2(again);
+    QCOMPARE(std::string((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>()), text);
+    World plain;
+    QVERIFY(!io::loadSceneFromString(plain, io::sceneToString(w), "plain.articula").has_value());
   }
 
   void failureLeavesTheWorldEmpty() {

@@ -12,6 +12,7 @@
 #include <articula/loop_closure.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,8 @@ struct ImportReport {
   std::vector<ReportEntry> warnings;  ///< imported, but suspicious (zero mass on a moving link, ...)
   AssemblyReport assembly;
   int numMeshesLoaded = 0;
+  /// The `<recording>` section of a native scene file, if it has one.
+  std::optional<SceneRecording> recording;
 
   /// Human-readable, one finding per line (what the CLI and the app show).
   std::string toText() const;

@@ -1,0 +1,46 @@
+#include "csv_writer.hpp"
+
+#include "cli.hpp"
+
+namespace articula::run {
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+CsvWriter::CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures)
+    : m_closures(closures) {
+  if (path.empty()) return;
+  m_out.open(path, std::ios::binary | std::ios::trunc);
+  if (!m_out) throw CliError("--csv: cannot write '" + path + "'");
+  std::string header = "t";
+  for (const auto& n : columns.positionNames()) header += "," + csvField("q:" + n);
+  for (const auto& n : columns.velocityNames()) header += "," + csvField("v:" + n);
+  for (const auto& c : closures) header += "," + csvField("residual:" + c.name());
+  header += '\n';
+  m_out << header;
+}
+
+void CsvWriter::row(double t, const VectorXd& q, const VectorXd& v) {
+  if (!enabled()) return;
+  m_line = formatNumber(t);
+  for (Eigen::Index i = 0; i < q.size(); ++i) (m_line += ',') += formatNumber(q[i]);
+  for (Eigen::Index i = 0; i < v.size(); ++i) (m_line += ',') += formatNumber(v[i]);
+  for (const auto& c : m_closures) (m_line += ',') += formatNumber(c.computeResidual().norm);
+  m_line += '\n';
+  m_out << m_line;
+}
+
+void CsvWriter::close(const std::string& path) {
+  if (!enabled()) return;
+  m_out.close();
+  if (!m_out) throw CliError("--csv: error while writing '" + path + "'");
+}
+
+}  // namespace articula::run

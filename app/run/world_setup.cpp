@@ -1,0 +1,210 @@
+#include "world_setup.hpp"
+
+#include "state_columns.hpp"
+
+#include <articula/articula.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace articula::run {
+
+namespace {
+
+const std::string kBuiltinPrefix = "builtin:";
+const std::string kPackagePathKey = "package-path.";
+
+void removeCollisionShapes(World& world) {
+  std::vector<Shape> shapes = world.getCollisionShapes(Frame::World());
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& link : mb.getLinks()) {
+      for (const Shape& s : link.getCollisionShapes()) shapes.push_back(s);
+    }
+  }
+  for (const RigidBody& body : world.getRigidBodies()) {
+    for (const Shape& s : body.getCollisionShapes()) shapes.push_back(s);
+  }
+  for (const Shape& s : shapes) world.remove(s);
+}
+
+// Applies --set, then re-assembles the closures with the set coordinates held.
+void applyInitialPositions(World& world, const std::vector<std::pair<std::string, double>>& sets) {
+  if (sets.empty()) return;
+  const StateColumns columns(world);
+  VectorXd q = world.getPositions();
+  ClosureProjectionOptions projection;
+  for (const auto& [name, value] : sets) {
+    const StateOwner* owner = nullptr;
+    const int index = columns.resolvePosition(name, &owner);
+    q[index] = value;
+    if (owner->joint.empty()) {
+      if (auto body = world.getRigidBody(owner->name)) projection.lockedRigidBodies.push_back(*body);
+    } else if (auto mb = world.getMultibody(owner->multibody)) {
+      if (auto joint = mb->getJoint(owner->joint)) projection.lockedJoints.push_back(*joint);
+    }
+  }
+  world.setPositions(q);
+  if (world.numLoopClosures() + world.numJointCouplers() == 0) return;
+  const ClosureProjectionResult r = world.projectClosures(projection);
+  if (!r.success) {
+    char residual[32];
+    std::snprintf(residual, sizeof residual, "%.3g", r.finalResidual);
+    throw CliError(std::string("--set: the loop closures cannot be closed with the given positions held (residual ") +
+                   residual + (r.message.empty() ? std::string() : "; " + r.message) + ")");
+  }
+}
+
+const char* rootName(io::RootAttachment root) {
+  switch (root) {
+    case io::RootAttachment::Fixed:
+      return "fixed";
+    case io::RootAttachment::Floating:
+      return "floating";
+    case io::RootAttachment::Default:
+      break;
+  }
+  return "default";
+}
+
+[[noreturn]] void badMetadata(const std::string& key, const std::string& value, const std::string& expected) {
+  throw CliError("the replay's metadata has " + key + " = '" + value + "'; expected " + expected);
+}
+
+}  // namespace
+
+std::string integratorName(Integrator integrator) {
+  return integrator == Integrator::RungeKutta4 ? "rk4" : "semi-implicit-euler";
+}
+
+std::optional<Integrator> integratorFromName(const std::string& name) {
+  if (name == "semi-implicit-euler" || name == "sie") return Integrator::SemiImplicitEuler;
+  if (name == "rk4" || name == "runge-kutta-4") return Integrator::RungeKutta4;
+  return std::nullopt;
+}
+
+bool isSolverMethod(const std::string& method) {
+  return method == "projected-gauss-seidel" || method == "direct-pivoting";
+}
+
+io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet) {
+  io::ImportReport report = loadInput(world, setup.input, quiet);
+  if (!quiet && hasFindings(report)) std::cerr << report.toText() << std::flush;
+
+  WorldOptions wo = world.getOptions();
+  if (setup.dt) wo.timeStep = *setup.dt;
+  if (setup.integrator) wo.integrator = *setup.integrator;
+  if (!setup.solver.empty()) wo.solver.method = setup.solver;
+  if (setup.gravity) wo.gravity = *setup.gravity;
+  world.setOptions(wo);
+  if (setup.noContacts) removeCollisionShapes(world);
+  applyInitialPositions(world, setup.sets);
+  try {
+    world.enterSimulationMode();
+  } catch (const Error& e) {
+    throw CliError(std::string("the scene cannot be simulated: ") + e.what());
+  }
+  return report;
+}
+
+void describeSetup(Recording& recording, const WorldSetup& setup, const World& world) {
+  if (setup.input.file.empty()) {
+    recording.setSceneReference(kBuiltinPrefix + setup.input.scene);
+  } else {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(setup.input.file, ec);
+    recording.setSceneReference(ec ? setup.input.file : absolute.lexically_normal().string());
+  }
+  recording.setMetadata("root", rootName(setup.input.import.root));
+  recording.setMetadata("no-contacts", setup.noContacts ? "1" : "0");
+  const std::vector<fs::path>& packages = setup.input.import.packagePath;
+  for (std::size_t k = 0; k < packages.size(); ++k) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(packages[k], ec);
+    recording.setMetadata(kPackagePathKey + std::to_string(k),
+                          ec ? packages[k].string() : absolute.lexically_normal().string());
+  }
+  const WorldOptions& wo = world.getOptions();
+  recording.setMetadata("dt", formatNumber(wo.timeStep));
+  recording.setMetadata("integrator", integratorName(wo.integrator));
+  recording.setMetadata("solver", wo.solver.method);
+  recording.setMetadata("gravity", formatNumber(wo.gravity.x()) + "," + formatNumber(wo.gravity.y()) + "," +
+                                       formatNumber(wo.gravity.z()));
+}
+
+WorldSetup setupFromRecording(const Recording& recording, const std::string& scene,
+                              const std::vector<fs::path>& packagePaths) {
+  WorldSetup s;
+  if (scene.empty()) {
+    const std::string& reference = recording.sceneReference();
+    if (reference.empty()) throw CliError("the replay names no scene; give one with --scene");
+    if (reference.rfind(kBuiltinPrefix, 0) == 0) {
+      s.input.scene = reference.substr(kBuiltinPrefix.size());
+    } else {
+      s.input.file = reference;
+    }
+  } else if (scene.rfind(kBuiltinPrefix, 0) == 0) {
+    s.input.scene = scene.substr(kBuiltinPrefix.size());
+  } else if (looksLikeFile(scene)) {
+    s.input.file = scene;
+  } else {
+    s.input.scene = scene;
+  }
+
+  const std::map<std::string, std::string>& meta = recording.metadata();
+  auto value = [&](const std::string& key) -> const std::string* {
+    const auto it = meta.find(key);
+    return it == meta.end() ? nullptr : &it->second;
+  };
+  if (const std::string* root = value("root")) {
+    if (*root == "fixed") {
+      s.input.import.root = io::RootAttachment::Fixed;
+    } else if (*root == "floating") {
+      s.input.import.root = io::RootAttachment::Floating;
+    } else if (*root != "default") {
+      badMetadata("root", *root, "default, fixed or floating");
+    }
+    s.input.rootGiven = s.input.import.root != io::RootAttachment::Default;
+  }
+  if (const std::string* noContacts = value("no-contacts")) {
+    if (*noContacts != "0" && *noContacts != "1") badMetadata("no-contacts", *noContacts, "0 or 1");
+    s.noContacts = *noContacts == "1";
+  }
+  s.input.import.packagePath = packagePaths;
+  for (std::size_t k = 0;; ++k) {
+    const std::string* dir = value(kPackagePathKey + std::to_string(k));
+    if (dir == nullptr) break;
+    s.input.import.packagePath.emplace_back(*dir);
+  }
+  if (const std::string* dt = value("dt")) {
+    try {
+      s.dt = parseDouble("dt", *dt);
+    } catch (const CliError&) {
+      badMetadata("dt", *dt, "a number");
+    }
+    if (*s.dt <= 0.0) badMetadata("dt", *dt, "a positive number");
+  }
+  if (const std::string* integrator = value("integrator")) {
+    s.integrator = integratorFromName(*integrator);
+    if (!s.integrator) badMetadata("integrator", *integrator, "semi-implicit-euler or rk4");
+  }
+  if (const std::string* solver = value("solver")) {
+    if (!isSolverMethod(*solver)) {
+      badMetadata("solver", *solver, "projected-gauss-seidel or direct-pivoting");
+    }
+    s.solver = *solver;
+  }
+  if (const std::string* gravity = value("gravity")) {
+    try {
+      s.gravity = parseVector3("gravity", *gravity);
+    } catch (const CliError&) {
+      badMetadata("gravity", *gravity, "X,Y,Z");
+    }
+  }
+  return s;
+}
+
+}  // namespace articula::run

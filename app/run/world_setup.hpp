@@ -1,0 +1,58 @@
+#pragma once
+// How articula-run builds the world of a run, and how that is written into
+// a replay file and read back, so that `replay` rebuilds the same world.
+
+#include "cli.hpp"
+
+#include <articula/recording.hpp>
+#include <articula/world.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace articula::run {
+
+/// The input and every option that shapes the world before it steps.
+struct WorldSetup {
+  InputOptions input;
+  std::optional<double> dt;
+  std::optional<Integrator> integrator;
+  std::string solver;  ///< empty: the file's
+  std::optional<Vector3d> gravity;
+  bool noContacts = false;
+  /// --set: initial positions, applied before entering simulation mode.
+  std::vector<std::pair<std::string, double>> sets;
+};
+
+/// Reads the input into `world` (the import report goes to stderr unless
+/// `quiet`), applies the options, removes every collision shape for
+/// noContacts, applies the initial positions and enters simulation mode.
+/// Returns the import report. @throws CliError (or io::ImportError) for bad input.
+io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet);
+
+/// Stores in `recording` what rebuilds the world: the scene reference (the
+/// absolute path of the file, or "builtin:NAME") and metadata: root,
+/// no-contacts, package-path.N (absolute), and the world's effective dt,
+/// integrator, solver and gravity.
+void describeSetup(Recording& recording, const WorldSetup& setup, const World& world);
+
+/// The setup a recording was made with (no --set: the frames carry the
+/// state). `scene` (a file or a built-in scene name; empty: the recorded
+/// scene reference) replaces the scene; `packagePaths` are searched before
+/// the recorded ones. @throws CliError for a recording without a scene
+/// reference (and no `scene`) or with malformed metadata.
+WorldSetup setupFromRecording(const Recording& recording, const std::string& scene,
+                              const std::vector<std::filesystem::path>& packagePaths);
+
+/// "semi-implicit-euler" or "rk4".
+std::string integratorName(Integrator integrator);
+/// The integrator for one of its names ("semi-implicit-euler" or "sie",
+/// "rk4" or "runge-kutta-4"), if it is one.
+std::optional<Integrator> integratorFromName(const std::string& name);
+/// Whether `method` is a constraint solver: projected-gauss-seidel or direct-pivoting.
+bool isSolverMethod(const std::string& method);
+
+}  // namespace articula::run
