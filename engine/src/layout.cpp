@@ -76,6 +76,11 @@ LayoutFingerprint computeLayoutFingerprint(const World& world) {
     e.push_back("joint coupler '" + c.name() + "': '" + spec.follower.name() + "' follows '" + spec.leader.name() +
                 "'");
   }
+  for (const Frame& frame : world.getFrames()) {
+    if (frame.kind() == FrameKind::FreeFrame) {
+      e.push_back("free frame '" + frame.name() + "': child of '" + frame.getParentFrame().name() + "'");
+    }
+  }
   addShapes(e, world.getCollisionShapes(Frame::World()), "world");
   for (const RigidBody& b : world.getRigidBodies()) addShapes(e, b.getCollisionShapes(), b.name());
   for (const Multibody& mb : world.getMultibodies()) {

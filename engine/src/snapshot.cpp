@@ -7,6 +7,9 @@
 //   state              f64 q[nq], v[nv], v̇[nv], τ[nv]; external wrenches: u32 count,
 //                      u32 0, then per body whose wrench is not zero (ascending):
 //                      u32 body, u32 0, f64 wrench[6]
+//   free frames        u32 count, u32 0, then per free user frame (creation
+//                      order): f64 rotation[9] (column by column),
+//                      translation[3], velocity[6], acceleration[6]
 //   policies           48 bytes per closure, then per coupler
 //   solver data        per closure: u32 rows, u32 0, f64 impulse[rows]
 //                      per coupler: f64 impulse
@@ -27,9 +30,8 @@ namespace detail {
 
 namespace {
 
-constexpr std::size_t kHeaderBytes = 40;
 constexpr std::size_t kPolicyBytes = 48;
-constexpr std::size_t kDiagnosticsBytes = 32;
+constexpr std::size_t kFreeFrameBytes = 24 * sizeof(double);
 constexpr std::uint32_t kSimulationFlag = 1;
 
 class Writer {
@@ -195,6 +197,17 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
     o.doubles(f.data(), 6);
   }
   std::memcpy(out.data() + countAt, &wrenches, sizeof wrenches);
+  std::uint32_t freeFrames = 0;
+  for (const auto& f : w.frames) freeFrames += f.alive && f.isFree ? 1 : 0;
+  o.put(freeFrames);
+  o.put(std::uint32_t{0});
+  for (const auto& f : w.frames) {
+    if (!f.alive || !f.isFree) continue;
+    o.doubles(f.X_PF.R.data(), 9);
+    o.doubles(f.X_PF.p.data(), 3);
+    o.doubles(f.V_rel.data(), 6);
+    o.doubles(f.A_rel.data(), 6);
+  }
   for (const auto& rec : w.closures) {
     if (rec.alive) o.policy(rec.policy);
   }
@@ -267,6 +280,21 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
     previous = body;
     in.doubles(s.state.externalWrenches.col(body).data(), 6);
   }
+  const auto freeFrames = in.get<std::uint32_t>();
+  in.get<std::uint32_t>();
+  if (freeFrames > (size - in.position()) / kFreeFrameBytes)
+    throw InvalidArgument("runtime frame: truncated (free frames)");
+  s.freeFrames.resize(freeFrames);
+  for (FreeFrameState& f : s.freeFrames) {
+    Matrix3d R;
+    Vector3d p;
+    in.doubles(R.data(), 9);
+    in.doubles(p.data(), 3);
+    f.relativeTransform.linear() = R;
+    f.relativeTransform.translation() = p;
+    in.doubles(f.relativeVelocity.data(), 6);
+    in.doubles(f.relativeAcceleration.data(), 6);
+  }
   s.closurePolicies.resize(closures);
   for (auto& p : s.closurePolicies) p = in.policy();
   s.couplerPolicies.resize(couplers);
@@ -321,6 +349,19 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
                             " rows, the snapshot " + std::to_string(rows));
     }
   }
+  std::size_t freeFrames = 0;
+  for (const auto& f : w.frames) freeFrames += f.alive && f.isFree ? 1 : 0;
+  if (s.freeFrames.size() != freeFrames) {
+    throw InvalidArgument("restoreRuntimeState: the snapshot has " + std::to_string(s.freeFrames.size()) +
+                          " free frames, the world " + std::to_string(freeFrames));
+  }
+  for (const FreeFrameState& f : s.freeFrames) {
+    const Matrix3d R = f.relativeTransform.linear();
+    if (!f.relativeTransform.matrix().allFinite() || !f.relativeVelocity.allFinite() ||
+        !f.relativeAcceleration.allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
+      throw InvalidArgument("restoreRuntimeState: a free frame's motion is not finite or not rigid");
+    }
+  }
   for (const auto& m : solver.manifolds) {
     if (m.shape0 < 0 || m.shape1 < 0 || m.shape0 >= w.model.nshape || m.shape1 >= w.model.nshape) {
       throw InvalidArgument("restoreRuntimeState: a manifold names a shape the world does not have");
@@ -328,6 +369,15 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
   }
 
   if (s.simulationMode && !w.simulation) enterSimulationMode();
+  k = 0;
+  for (auto& f : w.frames) {
+    if (!f.alive || !f.isFree) continue;
+    const FreeFrameState& from = s.freeFrames[k++];
+    f.X_PF.R = from.relativeTransform.linear();
+    f.X_PF.p = from.relativeTransform.translation();
+    f.V_rel = from.relativeVelocity;
+    f.A_rel = from.relativeAcceleration;
+  }
   setState(s.state);
   k = 0;
   for (auto& rec : w.closures) {

@@ -36,6 +36,8 @@ std::size_t expectedRawBytes(const World& world, bool closureRowsSolved) {
   n += 8 * static_cast<std::size_t>(s.positions.size() + 3 * s.velocities.size());
   n += 8;  // count of non-zero external wrenches
   for (Eigen::Index b = 0; b < s.externalWrenches.cols(); ++b) n += s.externalWrenches.col(b).isZero(0.0) ? 0 : 56;
+  n += 8;  // count of free frames
+  for (const Frame& f : world.getFrames()) n += f.kind() == FrameKind::FreeFrame ? 24 * 8 : 0;
   n += 48 * (world.numLoopClosures() + world.numJointCouplers());
   for (const LoopClosure& c : world.getLoopClosures()) {
     n += 8 + (closureRowsSolved ? 8 * static_cast<std::size_t>(numResidualRows(c.getSpec().family)) : 0);
@@ -63,6 +65,14 @@ bool sameSnapshot(const RuntimeSnapshot& a, const RuntimeSnapshot& b) {
     }
     return true;
   };
+  if (a.freeFrames.size() != b.freeFrames.size()) return false;
+  for (std::size_t i = 0; i < a.freeFrames.size(); ++i) {
+    if (a.freeFrames[i].relativeTransform.matrix() != b.freeFrames[i].relativeTransform.matrix() ||
+        a.freeFrames[i].relativeVelocity != b.freeFrames[i].relativeVelocity ||
+        a.freeFrames[i].relativeAcceleration != b.freeFrames[i].relativeAcceleration) {
+      return false;
+    }
+  }
   return a.state.time == b.state.time && a.state.frameIndex == b.state.frameIndex &&
          a.state.positions == b.state.positions && a.state.velocities == b.state.velocities &&
          a.state.accelerations == b.state.accelerations && a.state.forces == b.state.forces &&
@@ -270,6 +280,66 @@ class TestRecording : public QObject {
         }
       }
     }
+  }
+
+  // A free frame moved by the caller every step (here the anchor of a
+  // pendulum's tip, a kinematic input): its motion is part of each frame,
+  // so restoring puts it back where it was and the continuation with the
+  // same driver repeats the recording bit for bit.
+  void freeFramesAreRecordedInputs() {
+    const auto build = [](World& w) {
+      Multibody mb = w.addMultibody("pendulum");
+      Link a = mb.addLink(test::linkOptions("a", 1.0, Vector3d(0.25, 0, 0)), JointSpec::revolute(Vector3d::UnitY()));
+      Link b = mb.addLink(test::linkOptions("b", 1.0, Vector3d(0.25, 0, 0)), a,
+                          JointSpec::revolute(Vector3d::UnitY()).withParentOffset(test::translation(0.5, 0, 0)));
+      FreeFrame anchor = w.addFreeFrame("anchor", Frame::World(), test::translation(0.7, 0, 0.3));
+      LoopClosureSpec spec;
+      spec.frameA = anchor;
+      spec.frameB = b;
+      spec.offsetB = test::translation(0.5, 0, 0);
+      spec.family = LoopClosureFamily::Point;
+      LoopClosure c = w.addLoopClosure("tether", spec);
+      LoopClosureRuntimePolicy p = c.getRuntimePolicy();
+      p.stabilization = ClosureStabilization::Compliance;
+      p.stiffness = 200.0;
+      p.damping = 2.0;
+      p.kinematics = ClosureKinematicsPolicy::ResidualOnly;
+      c.setRuntimePolicy(p);
+    };
+    const auto drive = [](World& w) {
+      FreeFrame anchor = *w.getFreeFrame("anchor");
+      const double t = w.getTime();
+      anchor.setRelativeTransform(test::translation(0.7 + 0.2 * std::sin(3 * t), 0, 0.3));
+      anchor.setRelativeSpatialVelocity((Vector6d() << 0, 0, 0, 0.6 * std::cos(3 * t), 0, 0).finished());
+    };
+    World world;
+    build(world);
+    world.enterSimulationMode();
+    Recorder recorder(world);
+    for (int k = 0; k < 300; ++k) {
+      drive(world);
+      world.step();
+    }
+    QCOMPARE(recorder.recording().snapshot(120).freeFrames.size(), std::size_t{1});
+    World fresh;
+    build(fresh);
+    recorder.recording().restore(fresh, 120);
+    const Isometry3d expected = recorder.recording().snapshot(120).freeFrames[0].relativeTransform;
+    QVERIFY(fresh.getFrame("anchor")->getTransform().matrix() == expected.matrix());
+    QVERIFY(expected.translation().x() != world.getFrame("anchor")->getTransform().translation().x());
+    for (std::size_t j = 121; j <= 300; ++j) {
+      drive(fresh);
+      fresh.step();
+      ARTICULA_CHECK(sameSnapshot(fresh.captureRuntimeState(), recorder.recording().snapshot(j)),
+                     QString("frame %1 differs").arg(j));
+    }
+    // A world without the free frame has another layout.
+    World other;
+    build(other);
+    other.remove(*other.getLoopClosure("tether"));
+    other.remove(*other.getFrame("anchor"));
+    EXPECT_THROW_NAMING(LayoutIncompatible, std::vector<std::string>{"free frame 'anchor' removed"},
+                        recorder.recording().restore(other, 10));
   }
 
   void differencesDecodeToTheWholeFrames() {

@@ -10,14 +10,25 @@
 
 namespace articula {
 
-/// The WorldState, the simulation mode, the loop-closure and coupler runtime
+/// The WorldState, the free user frames' motion, the simulation mode, the loop-closure and coupler runtime
 /// policies (creation order), and what the solver carries from one step to
 /// the next: contact manifolds with their warm-start impulses and the
 /// closure and coupler row impulses, as raw bytes. Restoring a snapshot into
 /// the world it came from (or one of the same layout, same build) and
 /// stepping reproduces the original continuation bit for bit.
+/// The motion of a free user frame relative to its parent (FreeFrame's
+/// relative transform, spatial velocity and acceleration).
+struct FreeFrameState {
+  Isometry3d relativeTransform = Isometry3d::Identity();
+  Vector6d relativeVelocity = Vector6d::Zero();
+  Vector6d relativeAcceleration = Vector6d::Zero();
+};
+
 struct RuntimeSnapshot {
   WorldState state;
+  /// Free user frames in creation order: inputs that move closure
+  /// endpoints and shapes, set by whoever drives the world.
+  std::vector<FreeFrameState> freeFrames;
   bool simulationMode = false;
   std::vector<LoopClosureRuntimePolicy> closurePolicies;
   std::vector<LoopClosureRuntimePolicy> couplerPolicies;
