@@ -141,6 +141,34 @@ RecordingOptions wholeFrames() {
   return o;
 }
 
+struct BudgetRun {
+  Recording recorded;   // under the budget
+  Recording unlimited;  // every frame, whole
+  bool stayedInBudget = true;
+};
+
+// The chain recorded for `steps` steps with `options`, next to an unlimited
+// recording; after every step the stored bytes must be within the budget
+// unless the newest block alone holds every kept frame.
+BudgetRun recordChainWithBudget(const RecordingOptions& options, int steps) {
+  World world;
+  chain(world);
+  world.enterSimulationMode();
+  BudgetRun run;
+  run.unlimited = Recording(wholeFrames());
+  run.unlimited.append(world);
+  Recorder recorder(world, options);
+  for (int k = 0; k < steps; ++k) {
+    world.step();
+    run.unlimited.append(world);
+    const Recording& r = recorder.recording();
+    const bool onlyNewestBlock = r.frameInfo(0).step + options.keyframeInterval > world.getFrameIndex();
+    if (r.stats().storedBytes > options.budgetBytes && !onlyNewestBlock) run.stayedInBudget = false;
+  }
+  run.recorded = recorder.recording();
+  return run;
+}
+
 std::vector<unsigned char> readFile(const QString& path) {
   std::ifstream in(path.toStdString(), std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -443,24 +471,14 @@ class TestRecording : public QObject {
   }
 
   void budgetDropsOldestFrames() {
-    World world;
-    chain(world);
-    world.enterSimulationMode();
-    Recording unlimited(wholeFrames());
-    unlimited.append(world);
     RecordingOptions o;
     o.keyframeInterval = 10;
     o.budgetBytes = 8000;
     o.overflow = RecordingOverflow::DropOldest;
-    Recorder recorder(world, o);
-    for (int k = 0; k < 400; ++k) {
-      world.step();
-      unlimited.append(world);
-      const RecordingStats s = recorder.recording().stats();
-      // Over the budget only while the newest block alone exceeds it.
-      QVERIFY(s.storedBytes <= o.budgetBytes || recorder.recording().frameInfo(0).step + 10 > world.getFrameIndex());
-    }
-    const Recording& r = recorder.recording();
+    const BudgetRun run = recordChainWithBudget(o, 400);
+    QVERIFY(run.stayedInBudget);
+    const Recording& r = run.recorded;
+    const Recording& unlimited = run.unlimited;
     QVERIFY(r.frameInfo(0).step > 300);
     QCOMPARE(r.frameInfo(r.size() - 1).step, std::uint64_t{400});
     QCOMPARE(r.frameInfo(0).step % 10, std::uint64_t{0});  // whole blocks go
@@ -472,21 +490,14 @@ class TestRecording : public QObject {
   }
 
   void budgetThinsOlderFramesToKeyframes() {
-    World world;
-    chain(world);
-    world.enterSimulationMode();
-    Recording unlimited(wholeFrames());
-    unlimited.append(world);
     RecordingOptions o;
     o.keyframeInterval = 10;
     o.budgetBytes = 12000;
     o.overflow = RecordingOverflow::ThinToKeyframes;
-    Recorder recorder(world, o);
-    for (int k = 0; k < 605; ++k) {
-      world.step();
-      unlimited.append(world);
-    }
-    const Recording& r = recorder.recording();
+    const BudgetRun run = recordChainWithBudget(o, 605);
+    QVERIFY(run.stayedInBudget);
+    const Recording& r = run.recorded;
+    const Recording& unlimited = run.unlimited;
     QVERIFY(r.stats().storedBytes <= o.budgetBytes);
     // The start of the run is still there, older frames are sparser (one
     // keyframe per block), the newest block (steps 600–605) is whole.
