@@ -563,7 +563,7 @@ class FileReader {
 
 }  // namespace
 
-void Recording::save(const std::filesystem::path& file) const {
+std::vector<unsigned char> Recording::toBytes() const {
   const Impl& I = *m_impl;
   FileWriter p;
   p.put(I.fingerprint.hash);
@@ -601,14 +601,18 @@ void Recording::save(const std::filesystem::path& file) const {
   f.put(static_cast<std::uint64_t>(p.bytes.size()));
   f.raw(p.bytes.data(), p.bytes.size());
   f.put(fnv1a(f.bytes.data(), f.bytes.size()));
+  return std::move(f.bytes);
+}
 
+void Recording::save(const std::filesystem::path& file) const {
+  const std::vector<unsigned char> bytes = toBytes();
   const std::string name = file.string();
   std::filesystem::path tmp = file;
   tmp += ".part";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw ReplayFileError(name + ": cannot be written (cannot create " + tmp.string() + ")");
-    out.write(reinterpret_cast<const char*>(f.bytes.data()), static_cast<std::streamsize>(f.bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out) {
       std::error_code ec;
@@ -628,9 +632,12 @@ Recording Recording::load(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ReplayFileError(name + ": cannot be opened");
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw ReplayFileError(name + ": read error");
+  return fromBytes(bytes, name);
+}
 
+Recording Recording::fromBytes(const std::vector<unsigned char>& bytes, const std::string& name) {
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     throw ReplayFileError(name + ": not an Articula replay file (it does not start with \"ARTREPLY\")");
   }

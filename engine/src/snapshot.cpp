@@ -83,7 +83,10 @@ class Reader {
     m_at += n;
     return p;
   }
-  void doubles(double* out, std::size_t n) { std::memcpy(out, take(n * sizeof(double)), n * sizeof(double)); }
+  void doubles(double* out, std::size_t n) {
+    const unsigned char* p = take(n * sizeof(double));
+    if (n > 0) std::memcpy(out, p, n * sizeof(double));  // `out` may be null when n = 0
+  }
   LoopClosureRuntimePolicy policy() {
     const unsigned char* b = take(8);
     if (b[0] > 1 || b[1] > 1 || b[2] > 1 || b[3] > 1 || b[4] > 1) {

@@ -59,6 +59,9 @@ Vector3d unitAxis(const Vector3d& a, const std::string& where, const char* field
     os << where << ": " << field << " (" << a.transpose() << ") must be a non-zero finite vector";
     throw InvalidArgument(os.str());
   }
+  // A vector that is unit to rounding stays as it is, so that normalizing is
+  // idempotent (a saved axis reads back bit for bit).
+  if (std::abs(n - 1.0) <= 4.0 * std::numeric_limits<double>::epsilon()) return a;
   return a / n;
 }
 

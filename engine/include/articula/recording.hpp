@@ -140,6 +140,9 @@ class Recording {
   /// Reads a replay file whole and checks it (header, checksum, every
   /// frame) before returning. @throws ReplayFileError naming the file and the problem.
   static Recording load(const std::filesystem::path& file);
+  /// The bytes of a replay file, and back; `sourceName` starts every error message.
+  std::vector<unsigned char> toBytes() const;
+  static Recording fromBytes(const std::vector<unsigned char>& bytes, const std::string& sourceName);
 
  private:
   struct Impl;
