@@ -784,7 +784,7 @@ void Recorder::onStep() {
     if (m_recording.options().keepBranches) {
       m_branches.emplace("branch " + std::to_string(m_branches.size() + 1), m_recording);
     }
-    const std::optional<std::size_t> keep = m_recording.findAtOrBefore(step - 1);
+    const std::optional<std::size_t> keep = step == 0 ? std::nullopt : m_recording.findAtOrBefore(step - 1);
     if (keep) {
       m_recording.truncateAfter(*keep);
     } else {

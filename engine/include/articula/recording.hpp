@@ -151,8 +151,10 @@ class Recording {
 
 /// Records a World after its steps (World::addStepObserver). Construction
 /// records the current state when its step index is a multiple of
-/// `every`; destruction detaches. When the world's layout changes, the
-/// recorder stops and says why (stopReason()).
+/// `every`; destruction detaches, so the world must outlive the recorder.
+/// When the world's layout changes, the recorder stops and says why
+/// (stopReason()). Like the World, not thread-safe: use both from the
+/// thread that steps the world.
 class Recorder {
  public:
   explicit Recorder(World& world, const RecordingOptions& options = {});
