@@ -390,6 +390,10 @@ const LayoutFingerprint& Recording::fingerprint() const {
   return m_impl->fingerprint;
 }
 
+bool Recording::hasLayout() const {
+  return m_impl->hasLayout;
+}
+
 double Recording::timeStep() const {
   return m_impl->timeStep;
 }
@@ -772,7 +776,7 @@ void Recorder::restore(std::size_t index) {
 void Recorder::onStep() {
   if (m_paused || !m_stopReason.empty()) return;
   try {
-    m_recording.checkLayout(*m_world);
+    if (m_recording.hasLayout()) m_recording.checkLayout(*m_world);
   } catch (const LayoutIncompatible& e) {
     m_stopReason = e.what();
     return;

@@ -468,6 +468,16 @@ class TestRecording : public QObject {
     QVERIFY(recorder.recording().findStep(35).has_value());
     QVERIFY(!recorder.recording().findStep(36).has_value());
     QCOMPARE(*recorder.recording().findAtOrBefore(39), std::size_t{7});
+    // Attached between two recorded steps: the first frame comes at the next multiple.
+    world.step(1);
+    Recorder late(world, o);
+    QVERIFY(late.recording().empty());
+    QVERIFY(!late.recording().hasLayout());
+    world.step(9);
+    QVERIFY2(late.stopReason().empty(), late.stopReason().c_str());
+    QCOMPARE(late.recording().size(), std::size_t{2});
+    QCOMPARE(late.recording().frameInfo(0).step, std::uint64_t{55});
+    QCOMPARE(late.recording().frameInfo(1).step, std::uint64_t{60});
   }
 
   void budgetDropsOldestFrames() {

@@ -95,6 +95,8 @@ class Recording {
   /// @throws InvalidArgument for every = 0, budgetBytes = 0 or keyframeInterval = 0.
   void setOptions(const RecordingOptions& options);
   const LayoutFingerprint& fingerprint() const;
+  /// False until a world is first appended; a loaded recording has the layout of its file.
+  bool hasLayout() const;
   /// The time step of the world when the first frame was recorded (s).
   double timeStep() const;
 
