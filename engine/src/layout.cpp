@@ -9,6 +9,8 @@
 #include <articula/state_space.hpp>
 #include <articula/world.hpp>
 
+#include "hash.hpp"
+
 #include <map>
 #include <sstream>
 
@@ -30,14 +32,10 @@ void addShapes(std::vector<std::string>& out, const std::vector<Shape>& shapes, 
 }  // namespace
 
 std::uint64_t layoutFingerprintHash(const std::vector<std::string>& entries) {
-  std::uint64_t h = 14695981039346656037ull;
+  std::uint64_t h = detail::kFnv1aOffset;
   for (const std::string& e : entries) {
-    for (const char c : e) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    h ^= 0x0a;  // entry separator
-    h *= 1099511628211ull;
+    h = detail::fnv1a(e.data(), e.size(), h);
+    h = detail::fnv1a("\n", 1, h);  // entry separator
   }
   return h;
 }

@@ -4,6 +4,7 @@
 
 #include <articula/world.hpp>
 
+#include "hash.hpp"
 #include "world_impl.hpp"
 
 #include <algorithm>
@@ -122,15 +123,6 @@ struct Block {
     return end - entries[j].offset;
   }
 };
-
-std::uint64_t fnv1a(const unsigned char* p, std::size_t n) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 void validateOptions(const RecordingOptions& o) {
   if (o.every == 0) throw InvalidArgument("RecordingOptions: every must be at least 1");
@@ -604,7 +596,7 @@ std::vector<unsigned char> Recording::toBytes() const {
   f.put(kByteOrderMark);
   f.put(static_cast<std::uint64_t>(p.bytes.size()));
   f.raw(p.bytes.data(), p.bytes.size());
-  f.put(fnv1a(f.bytes.data(), f.bytes.size()));
+  f.put(detail::fnv1a(f.bytes.data(), f.bytes.size()));
   return std::move(f.bytes);
 }
 
@@ -667,7 +659,7 @@ Recording Recording::fromBytes(const std::vector<unsigned char>& bytes, const st
   }
   std::uint64_t checksum;
   std::memcpy(&checksum, bytes.data() + bytes.size() - 8, 8);
-  if (checksum != fnv1a(bytes.data(), bytes.size() - 8)) {
+  if (checksum != detail::fnv1a(bytes.data(), bytes.size() - 8)) {
     throw ReplayFileError(name + ": corrupted: the checksum does not match the contents");
   }
 

@@ -169,9 +169,9 @@ int main(int argc, char** argv) {
       {"box stack (10 boxes)", [](World& w) { scenes::buildScene(w, "box-stack"); }},
   };
   if (haveTalos) {
-    scenes.insert(scenes.begin() + 1,
-                  {"TALOS reduced, fixed base",
-                   [&](World& w) { importRobot(w, talos / "talos_reduced.urdf", io::RootAttachment::Fixed, false); }});
+    scenes.insert(scenes.begin() + 1, {"TALOS reduced, fixed base", [&](World& w) {
+                                         importRobot(w, talos / "talos_reduced.urdf", io::RootAttachment::Fixed, false);
+                                       }});
     scenes.push_back({"TALOS full, floating, on the ground", [&](World& w) {
                         importRobot(w, talos / "talos_full_v2.urdf", io::RootAttachment::Floating, true);
                       }});
