@@ -18,5 +18,7 @@ int exportCommand(const std::vector<std::string>& args);
 /// `replay`: a replay file written by `run --record`.
 int replayCommand(const std::vector<std::string>& args);
 int listCommand(const std::vector<std::string>& args);
+/// `render`: a scene or a replay frame to a PNG (offscreen OpenGL).
+int renderCommand(const std::vector<std::string>& args);
 
 }  // namespace articula::run

@@ -1,0 +1,78 @@
+#include <articula/viewer/render_snapshot.hpp>
+
+#include <articula/viewer/scene_description.hpp>
+
+#include <algorithm>
+
+namespace articula::viewer {
+
+void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out) {
+  out.descriptionVersion = description.version;
+  out.time = world.getTime();
+  out.step = world.getFrameIndex();
+
+  const std::size_t nb = description.bodies.size();
+  out.bodyPoses.resize(nb);
+  out.bodyComs.resize(nb);
+  double totalMass = 0.0;
+  Vector3d weighted = Vector3d::Zero();
+  for (std::size_t i = 0; i < nb; ++i) {
+    const BodyDescription& b = description.bodies[i];
+    const Isometry3d X = b.kind == BodyKind::World ? Isometry3d::Identity() : b.frame.getWorldTransform();
+    out.bodyPoses[i] = X;
+    out.bodyComs[i] = X * b.localCom;
+    if (b.kind != BodyKind::World && b.mass > 0.0) {
+      totalMass += b.mass;
+      weighted += b.mass * out.bodyComs[i];
+    }
+  }
+  out.systemCom = totalMass > 0.0 ? Vector3d(weighted / totalMass) : Vector3d::Zero();
+
+  out.joints.resize(description.joints.size());
+  for (std::size_t i = 0; i < description.joints.size(); ++i) {
+    const JointDescription& j = description.joints[i];
+    const Isometry3d X = out.bodyPoses[j.childBody] * j.childOffset;
+    out.joints[i].origin = X.translation();
+    out.joints[i].axis = X.linear() * j.axis;
+  }
+
+  double maxResidual = 0.0;
+  out.closures.resize(description.closures.size());
+  for (std::size_t i = 0; i < description.closures.size(); ++i) {
+    const LoopClosure& c = description.closures[i].closure;
+    ClosureMark& m = out.closures[i];
+    m.endpointA = c.getEndpointA().translation();
+    m.endpointB = c.getEndpointB().translation();
+    const LoopClosureResidual r = c.computeResidual();
+    m.residual = r.norm;
+    m.enabled = r.enabled;
+    if (r.enabled) maxResidual = std::max(maxResidual, r.norm);
+  }
+
+  const std::span<const Contact> contacts = world.getContacts();
+  const double dt = world.getOptions().timeStep;
+  out.contacts.resize(contacts.size());
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const Contact& c = contacts[i];
+    ContactMark& m = out.contacts[i];
+    m.point = c.point;
+    m.normal = c.normal;
+    m.force = (c.normalImpulse * c.normal + c.frictionImpulse) / dt;
+    m.depth = c.depth;
+  }
+
+  const VectorXd q = world.getPositions();
+  const VectorXd v = world.getVelocities();
+  out.positions.assign(q.data(), q.data() + q.size());
+  out.velocities.assign(v.data(), v.data() + v.size());
+
+  SimulationStats& s = out.stats;
+  s.timings = world.getLastStepTimings();
+  s.kineticEnergy = world.computeKineticEnergy();
+  s.potentialEnergy = world.computePotentialEnergy();
+  s.maxClosureResidual = maxResidual;
+  s.numContacts = static_cast<int>(contacts.size());
+  s.simulationMode = world.isSimulationMode();
+}
+
+}  // namespace articula::viewer

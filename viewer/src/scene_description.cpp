@@ -1,0 +1,186 @@
+#include <articula/viewer/scene_description.hpp>
+
+#include <articula/multibody.hpp>
+#include <articula/world.hpp>
+
+#include "hash.hpp"  // the engine's FNV-1a
+
+#include <optional>
+
+namespace articula::viewer {
+
+namespace {
+
+// Ids: a tag byte (what kind of object), then the generation (24 bits) and
+// the slot index (32 bits). Shapes and bodies never share an id.
+constexpr std::uint64_t kShapeTag = 0x53;
+
+ObjectId pack(std::uint64_t tag, std::uint32_t index, std::uint32_t generation) {
+  return (tag << 56) | ((static_cast<std::uint64_t>(generation) & 0xffffffull) << 32) | index;
+}
+
+template <class T>
+std::uint64_t hashValue(const T& value, std::uint64_t h) {
+  return detail::fnv1a(&value, sizeof(T), h);
+}
+
+std::uint64_t hashVector(const Vector3d& v, std::uint64_t h) {
+  return detail::fnv1a(v.data(), 3 * sizeof(double), h);
+}
+
+bool hasAxis(JointType type) {
+  return type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Screw ||
+         type == JointType::Universal;
+}
+
+}  // namespace
+
+ObjectId shapeId(const Shape& shape) {
+  return pack(kShapeTag, shape.index(), shape.generation());
+}
+
+ObjectId bodyId(const Frame& body) {
+  if (body.isWorld()) return kWorldBodyId;
+  return pack(static_cast<std::uint64_t>(body.kind()), body.index(), body.generation());
+}
+
+Vector4d bodyPaletteColor(ObjectId body) {
+  // Muted, distinguishable colours; the world's static shapes are light grey.
+  static constexpr double kPalette[][3] = {{0.80, 0.42, 0.30}, {0.32, 0.55, 0.80}, {0.40, 0.70, 0.40},
+                                           {0.85, 0.70, 0.30}, {0.60, 0.45, 0.75}, {0.35, 0.70, 0.70},
+                                           {0.80, 0.50, 0.60}, {0.55, 0.60, 0.35}};
+  if (body == kWorldBodyId) return {0.78, 0.78, 0.74, 1.0};
+  const std::uint64_t h = detail::fnv1a(&body, sizeof(body));
+  const double* c = kPalette[h % (sizeof(kPalette) / sizeof(kPalette[0]))];
+  return {c[0], c[1], c[2], 1.0};
+}
+
+std::uint64_t shapeContentHash(const Geometry& g, const Vector4d& color) {
+  std::uint64_t h = detail::kFnv1aOffset;
+  h = hashValue(g.type, h);
+  h = hashVector(g.size, h);
+  h = hashValue(g.radius, h);
+  h = hashValue(g.length, h);
+  const std::uint64_t nv = g.vertices.size();
+  const std::uint64_t nt = g.triangles.size();
+  h = hashValue(nv, h);
+  for (const Vector3d& v : g.vertices) h = hashVector(v, h);
+  h = hashValue(nt, h);
+  if (nt > 0) h = detail::fnv1a(g.triangles.data(), nt * sizeof(g.triangles[0]), h);
+  h = detail::fnv1a(g.meshFile.data(), g.meshFile.size(), h);
+  h = hashVector(g.meshScale, h);
+  h = detail::fnv1a(color.data(), 4 * sizeof(double), h);
+  return h;
+}
+
+int SceneDescription::findShape(ObjectId id) const {
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (shapes[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int SceneDescription::findBody(ObjectId id) const {
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+SceneDescription describeScene(const World& world, std::uint64_t version) {
+  SceneDescription d;
+  d.version = version;
+
+  auto addShapes = [&](const Frame& owner, std::uint32_t bodyIndex) {
+    const bool hasVisuals = !world.getVisualShapes(owner).empty();
+    for (const bool collision : {false, true}) {
+      const std::vector<Shape> shapes = collision ? world.getCollisionShapes(owner) : world.getVisualShapes(owner);
+      for (const Shape& s : shapes) {
+        ShapeDescription sd;
+        sd.id = shapeId(s);
+        sd.name = s.name();
+        sd.collision = collision;
+        sd.body = bodyIndex;
+        sd.localPose = s.getLocalPose();
+        sd.geometry = s.getGeometry();
+        sd.color = collision ? bodyPaletteColor(bodyId(owner)) : s.getColor();
+        sd.standIn = collision && !hasVisuals;
+        sd.contentHash = shapeContentHash(sd.geometry, sd.color) ^ (collision ? 0x9e3779b97f4a7c15ull : 0) ^
+                         (sd.standIn ? 0x5bd1e9955bd1e995ull : 0);
+        d.shapes.push_back(std::move(sd));
+      }
+    }
+  };
+
+  const StateSpace space = world.getStateSpace();
+
+  BodyDescription worldBody;
+  worldBody.name = "world";
+  worldBody.frame = Frame::World();
+  d.bodies.push_back(worldBody);
+  addShapes(Frame::World(), 0);
+
+  for (const RigidBody& rb : world.getRigidBodies()) {
+    BodyDescription b;
+    b.id = bodyId(rb);
+    b.kind = BodyKind::RigidBody;
+    b.name = rb.name();
+    const Inertia inertia = rb.getInertia();
+    b.localCom = inertia.com;
+    b.mass = inertia.mass;
+    b.frame = rb;
+    const auto index = static_cast<std::uint32_t>(d.bodies.size());
+    d.bodies.push_back(b);
+    addShapes(rb, index);
+  }
+
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& link : mb.getLinks()) {
+      BodyDescription b;
+      b.id = bodyId(link);
+      b.kind = BodyKind::Link;
+      b.name = link.name();  // "multibody/link"
+      const Inertia inertia = link.getInertia();
+      b.localCom = inertia.com;
+      b.mass = inertia.mass;
+      b.frame = link;
+      const auto index = static_cast<std::uint32_t>(d.bodies.size());
+      d.bodies.push_back(b);
+      addShapes(link, index);
+
+      const Joint joint = link.getParentJoint();
+      const JointSpec spec = joint.getSpec();
+      JointDescription jd;
+      jd.id = bodyId(link);  // a joint is identified by its child link
+      jd.name = mb.name() + "/" + joint.name();
+      jd.childBody = index;
+      jd.childOffset = spec.childOffset;
+      if (hasAxis(spec.type)) jd.axis = spec.axis.normalized();
+      jd.prismatic = spec.type == JointType::Prismatic;
+      if (const std::optional<StateSegment> seg = space.segment(mb.name(), joint.name());
+          seg && seg->numPositions > 0) {
+        jd.numPositions = seg->numPositions;
+        jd.positionOffset = seg->positionOffset;
+        jd.velocityOffset = seg->velocityOffset;
+      }
+      d.joints.push_back(jd);
+    }
+  }
+
+  for (const LoopClosure& c : world.getLoopClosures()) {
+    ClosureDescription cd;
+    cd.id = pack(0x4c, c.index(), 0);
+    cd.name = c.name();
+    cd.tolerance = c.getRuntimePolicy().tolerance;
+    cd.closure = c;
+    d.closures.push_back(cd);
+  }
+
+  d.numPositions = world.numPositions();
+  d.numDofs = world.numDofs();
+  d.positionNames = space.positionNames();
+  d.velocityNames = space.velocityNames();
+  return d;
+}
+
+}  // namespace articula::viewer

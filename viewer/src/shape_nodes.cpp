@@ -1,0 +1,162 @@
+#include "shape_nodes.hpp"
+
+#include <osg/BlendFunc>
+#include <osg/Geode>
+#include <osg/Geometry>
+#include <osg/Material>
+#include <osg/MatrixTransform>
+#include <osg/ShapeDrawable>
+#include <osgUtil/SmoothingVisitor>
+
+#include <LinearMath/btConvexHullComputer.h>
+
+#include <cmath>
+#include <vector>
+
+namespace articula::viewer::detail {
+
+namespace {
+
+constexpr float kCreaseAngle = 0.6f;  // rad: edges sharper than ~35° stay sharp
+
+osg::ref_ptr<osg::Geode> shapeGeode(osg::Shape* shape, int detail) {
+  osg::ref_ptr<osg::TessellationHints> hints = new osg::TessellationHints;
+  hints->setDetailRatio(static_cast<float>(detail) / 4.0f);
+  osg::ref_ptr<osg::ShapeDrawable> drawable = new osg::ShapeDrawable(shape, hints.get());
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  geode->addDrawable(drawable.get());
+  return geode;
+}
+
+// Triangles with smooth normals except across sharp edges.
+osg::ref_ptr<osg::Geode> meshGeode(const std::vector<Vector3d>& vertices,
+                                   const std::vector<std::array<int, 3>>& triangles) {
+  osg::ref_ptr<osg::Geometry> geometry = new osg::Geometry;
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  v->reserve(vertices.size());
+  for (const Vector3d& p : vertices) v->push_back(toOsg(p));
+  osg::ref_ptr<osg::DrawElementsUInt> indices = new osg::DrawElementsUInt(GL_TRIANGLES);
+  indices->reserve(3 * triangles.size());
+  for (const auto& t : triangles) {
+    for (int k : t) indices->push_back(static_cast<unsigned>(k));
+  }
+  geometry->setVertexArray(v.get());
+  geometry->addPrimitiveSet(indices.get());
+  geometry->setUseVertexBufferObjects(true);
+  osgUtil::SmoothingVisitor::smooth(*geometry, kCreaseAngle);
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  geode->addDrawable(geometry.get());
+  return geode;
+}
+
+// Faces of the convex hull of `points` (Bullet's hull computer).
+std::vector<std::array<int, 3>> hullTriangles(const std::vector<Vector3d>& points,
+                                              std::vector<Vector3d>& hullVertices) {
+  std::vector<double> coords;
+  coords.reserve(3 * points.size());
+  for (const Vector3d& p : points) coords.insert(coords.end(), {p.x(), p.y(), p.z()});
+  btConvexHullComputer hull;
+  hull.compute(coords.data(), static_cast<int>(3 * sizeof(double)), static_cast<int>(points.size()), 0, 0);
+  hullVertices.clear();
+  for (int i = 0; i < hull.vertices.size(); ++i) {
+    const btVector3& p = hull.vertices[i];
+    hullVertices.emplace_back(static_cast<double>(p.x()), static_cast<double>(p.y()), static_cast<double>(p.z()));
+  }
+  std::vector<std::array<int, 3>> triangles;
+  for (int f = 0; f < hull.faces.size(); ++f) {
+    const btConvexHullComputer::Edge* first = &hull.edges[hull.faces[f]];
+    std::vector<int> face;
+    const btConvexHullComputer::Edge* e = first;
+    do {
+      face.push_back(e->getTargetVertex());
+      e = e->getNextEdgeOfFace();
+    } while (e != first && face.size() <= static_cast<std::size_t>(hull.vertices.size()));
+    for (std::size_t k = 1; k + 1 < face.size(); ++k) triangles.push_back({face[0], face[k], face[k + 1]});
+  }
+  return triangles;
+}
+
+}  // namespace
+
+osg::Matrixd toOsg(const Isometry3d& X) {
+  const Eigen::Matrix4d& m = X.matrix();
+  return osg::Matrixd(m(0, 0), m(1, 0), m(2, 0), m(3, 0), m(0, 1), m(1, 1), m(2, 1), m(3, 1), m(0, 2), m(1, 2), m(2, 2),
+                      m(3, 2), m(0, 3), m(1, 3), m(2, 3), m(3, 3));
+}
+
+void applyMaterial(osg::StateSet& stateSet, const Vector4d& color) {
+  osg::ref_ptr<osg::Material> material = new osg::Material;
+  const osg::Vec4 c = toOsg(color);
+  material->setDiffuse(osg::Material::FRONT_AND_BACK, c);
+  material->setAmbient(osg::Material::FRONT_AND_BACK, osg::Vec4(c.r() * 0.45f, c.g() * 0.45f, c.b() * 0.45f, c.a()));
+  material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.15f, 0.15f, 0.15f, c.a()));
+  material->setShininess(osg::Material::FRONT_AND_BACK, 24.0f);
+  stateSet.setAttributeAndModes(material.get(), osg::StateAttribute::ON);
+  if (color[3] < 1.0) {
+    stateSet.setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA), osg::StateAttribute::ON);
+    stateSet.setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  } else {
+    stateSet.setMode(GL_BLEND, osg::StateAttribute::OFF);
+    stateSet.setRenderingHint(osg::StateSet::OPAQUE_BIN);
+  }
+}
+
+osg::ref_ptr<osg::Node> createShapeNode(const Geometry& g, const Vector4d& color, double planeExtent) {
+  osg::ref_ptr<osg::Node> node;
+  switch (g.type) {
+    case GeometryType::Box:
+      node = shapeGeode(new osg::Box(osg::Vec3(), static_cast<float>(g.size.x()), static_cast<float>(g.size.y()),
+                                     static_cast<float>(g.size.z())),
+                        4);
+      break;
+    case GeometryType::Sphere:
+      node = shapeGeode(new osg::Sphere(osg::Vec3(), static_cast<float>(g.radius)), 6);
+      break;
+    case GeometryType::Capsule:
+      node = shapeGeode(new osg::Capsule(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)), 6);
+      break;
+    case GeometryType::Cylinder:
+      node = shapeGeode(new osg::Cylinder(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)), 6);
+      break;
+    case GeometryType::Ellipsoid: {
+      // A unit sphere scaled to the semi-axes; normals renormalized.
+      osg::ref_ptr<osg::MatrixTransform> scale =
+          new osg::MatrixTransform(osg::Matrixd::scale(g.size.x(), g.size.y(), g.size.z()));
+      scale->addChild(shapeGeode(new osg::Sphere(osg::Vec3(), 1.0f), 6).get());
+      scale->getOrCreateStateSet()->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+      node = scale;
+      break;
+    }
+    case GeometryType::Plane: {
+      const auto h = static_cast<float>(0.5 * planeExtent);
+      osg::ref_ptr<osg::Geometry> quad = new osg::Geometry;
+      osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+      v->push_back(osg::Vec3(-h, -h, 0));
+      v->push_back(osg::Vec3(h, -h, 0));
+      v->push_back(osg::Vec3(h, h, 0));
+      v->push_back(osg::Vec3(-h, h, 0));
+      osg::ref_ptr<osg::Vec3Array> n = new osg::Vec3Array;
+      n->push_back(osg::Vec3(0, 0, 1));
+      quad->setVertexArray(v.get());
+      quad->setNormalArray(n.get(), osg::Array::BIND_OVERALL);
+      quad->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+      osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+      geode->addDrawable(quad.get());
+      node = geode;
+      break;
+    }
+    case GeometryType::ConvexMesh: {
+      std::vector<Vector3d> hullVertices;
+      const std::vector<std::array<int, 3>> triangles = hullTriangles(g.vertices, hullVertices);
+      node = meshGeode(hullVertices, triangles);
+      break;
+    }
+    case GeometryType::TriangleMesh:
+      node = meshGeode(g.vertices, g.triangles);
+      break;
+  }
+  applyMaterial(*node->getOrCreateStateSet(), color);
+  return node;
+}
+
+}  // namespace articula::viewer::detail
