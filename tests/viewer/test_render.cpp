@@ -210,9 +210,10 @@ class TestRender : public QObject {
     r.scene.setSelection({bodyId(*w.getRigidBody("box"))});
     const std::uint32_t none = 0;
     for (const Layer layer : allLayers()) {
-      if (layer == Layer::Shadows) continue;  // not drawn by this build
-      // The layer alone (with visuals for the selection, which outlines shapes).
-      const std::uint32_t base = layer == Layer::Selection ? static_cast<std::uint32_t>(Layer::Visuals) : none;
+      // The layer alone (with visuals for the selection, which outlines
+    // shapes, and for shadows, which fall on the ground plane).
+      const std::uint32_t base =
+          layer == Layer::Selection || layer == Layer::Shadows ? static_cast<std::uint32_t>(Layer::Visuals) : none;
       r.scene.setLayers(base);
       const Image without = r.draw();
       r.scene.setLayers(base | static_cast<std::uint32_t>(layer));

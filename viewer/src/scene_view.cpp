@@ -3,6 +3,7 @@
 #include "gizmo_node.hpp"
 #include "shape_nodes.hpp"
 
+#include <osg/BlendFunc>
 #include <osg/Depth>
 #include <osg/Geode>
 #include <osg/Geometry>
@@ -202,6 +203,9 @@ struct SceneView::Impl {
   osg::ref_ptr<osg::Group> collisions = new osg::Group;
   osg::ref_ptr<osg::Group> selectionGroup = new osg::Group;
   osg::ref_ptr<osg::Group> gridGroup = new osg::Group;
+  // Planar shadows: the visual shapes (planes excepted) flattened onto the
+  // ground along the sun's direction, drawn dark and translucent.
+  osg::ref_ptr<osg::MatrixTransform> shadows = new osg::MatrixTransform;
   osg::ref_ptr<osg::MatrixTransform> gizmoNode;
   DebugDrawing contacts{2.0f, 8.0f};
   DebugDrawing frames{2.0f, 6.0f};
@@ -219,6 +223,7 @@ struct SceneView::Impl {
   double forceScale = 0.0;  // 0: automatic
   double axisLength = 0.0;
   double gridHeight = std::numeric_limits<double>::quiet_NaN();
+  bool hasGround = false;
   Vector4d background{0.86, 0.88, 0.92, 1.0};
   std::uint64_t built = 0;
   Gizmo gizmo;
@@ -267,6 +272,8 @@ struct SceneView::Impl {
     sel->setRenderBinDetails(850, "RenderBin", osg::StateSet::OVERRIDE_RENDERBIN_DETAILS);
     root->addChild(visuals.get());
     root->addChild(gridGroup.get());
+    setUpShadows();
+    root->addChild(shadows.get());
     root->addChild(collisions.get());
     root->addChild(selectionGroup.get());
     for (DebugDrawing* d : {&contacts, &frames, &joints, &coms, &closures}) root->addChild(d->node());
@@ -282,6 +289,8 @@ struct SceneView::Impl {
     visuals->setNodeMask(shown(Layer::Visuals) ? ~0u : kHiddenMask);
     collisions->setNodeMask(shown(Layer::Collision) ? ~0u : kHiddenMask);
     gridGroup->setNodeMask(shown(Layer::Grid) ? ~0u : kHiddenMask);
+    // Shadows fall on a ground plane only (a world without one has none).
+    shadows->setNodeMask(shown(Layer::Shadows) && hasGround ? ~0u : kHiddenMask);
     selectionGroup->setNodeMask(shown(Layer::Selection) ? ~0u : kHiddenMask);
     contacts.node()->setNodeMask(shown(Layer::Contacts) ? ~0u : kHiddenMask);
     frames.node()->setNodeMask(shown(Layer::LinkFrames) ? ~0u : kHiddenMask);
@@ -294,6 +303,7 @@ struct SceneView::Impl {
     e.plane = s.geometry.type == GeometryType::Plane;
     e.localBox = geometryBox(s.geometry);
     if (e.visual) visuals->removeChild(e.visual.get());
+    if (e.visual) shadows->removeChild(e.visual.get());
     if (e.collision) collisions->removeChild(e.collision.get());
     e.visual = nullptr;
     e.collision = nullptr;
@@ -308,6 +318,7 @@ struct SceneView::Impl {
       e.visual->addChild(e.drawable.get());
       e.visual->setNodeMask(kShapeMask);
       visuals->addChild(e.visual.get());
+      if (!e.plane) shadows->addChild(e.visual.get());
       ++built;
     }
     if (s.collision) {
@@ -319,7 +330,44 @@ struct SceneView::Impl {
     }
   }
 
+  void setUpShadows() {
+    osg::StateSet* ss = shadows->getOrCreateStateSet();
+    const auto over = osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE;
+    osg::ref_ptr<osg::Material> dark = new osg::Material;
+    dark->setColorMode(osg::Material::OFF);
+    const osg::Vec4 black(0, 0, 0, 0.3f);
+    dark->setAmbient(osg::Material::FRONT_AND_BACK, black);
+    dark->setDiffuse(osg::Material::FRONT_AND_BACK, black);
+    dark->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0, 0, 0, 0));
+    dark->setEmission(osg::Material::FRONT_AND_BACK, black);
+    ss->setAttributeAndModes(dark.get(), over);
+    ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA), over);
+    // Every shadow fragment lies in the ground plane at one depth: with
+    // depth writes on and a strict test, a pixel is darkened once however
+    // many surfaces project onto it.
+    ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, true), over);
+    ss->setAttributeAndModes(new osg::PolygonOffset(-1.0f, -1.0f), over);
+    ss->setRenderBinDetails(5, "RenderBin", osg::StateSet::OVERRIDE_RENDERBIN_DETAILS);
+  }
+
+  // Projection onto the plane z = h along the direction to the sun.
+  void placeShadows(double h) {
+    const Vector3d l = Vector3d(0.35, -0.55, 0.76).normalized();
+    Eigen::Matrix4d S = Eigen::Matrix4d::Identity();
+    // x' = x - l (z - h) / l_z  (and z' = h)
+    S(0, 2) = -l.x() / l.z();
+    S(0, 3) = l.x() * h / l.z();
+    S(1, 2) = -l.y() / l.z();
+    S(1, 3) = l.y() * h / l.z();
+    S(2, 2) = 0.0;
+    S(2, 3) = h;
+    Isometry3d X;
+    X.matrix() = S;
+    shadows->setMatrix(toOsg(X));
+  }
+
   void remove(ShapeEntry& e) {
+    if (e.visual) shadows->removeChild(e.visual.get());
     if (e.visual) visuals->removeChild(e.visual.get());
     if (e.collision) collisions->removeChild(e.collision.get());
   }
@@ -337,16 +385,20 @@ struct SceneView::Impl {
 
   void rebuildGrid() {
     double z = 0.0;
+    hasGround = false;
     if (description) {
       for (const ShapeDescription& s : description->shapes) {
         if (s.geometry.type == GeometryType::Plane && s.body == 0) {
           z = s.localPose.translation().z();
+          hasGround = true;
           break;
         }
       }
     }
+    applyLayers();
     if (z == gridHeight) return;
     gridHeight = z;
+    placeShadows(z);
     gridGroup->removeChildren(0, gridGroup->getNumChildren());
     gridGroup->addChild(makeGrid(z).get());
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace articula::viewer {
@@ -194,6 +195,11 @@ std::unique_ptr<Viewport> Viewport::createOffscreen(int width, int height) {
   if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
     throw ViewerError("image size " + std::to_string(width) + "x" + std::to_string(height) +
                       " is out of range (1 to 16384 pixels per side)");
+  }
+  const char* display = std::getenv("DISPLAY");
+  if (display == nullptr || *display == '\0') {
+    throw ViewerError("cannot create an offscreen OpenGL context: DISPLAY is not set (no X display; run under "
+                      "xvfb-run, e.g. xvfb-run -a articula-run render ...)");
   }
   auto impl = std::make_unique<Impl>();
   impl->offscreen = true;

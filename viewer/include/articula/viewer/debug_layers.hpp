@@ -17,15 +17,18 @@ enum class Layer : std::uint32_t {
   JointAxes = 1u << 4,      ///< joint axes (yellow)
   CentersOfMass = 1u << 5,  ///< body and system centres of mass
   Closures = 1u << 6,       ///< loop-closure endpoints, line coloured by residual
-  Grid = 1u << 7,           ///< ground grid
+  Grid = 1u << 7,           ///< ground grid (±10 m, 0.5 m cells) at the height of the ground plane, else z = 0
   Selection = 1u << 8,      ///< highlight of the selected bodies
-  Shadows = 1u << 9,        ///< shadows of the shapes on the ground
+  Shadows =
+      1u
+      << 9,  ///< shadows of the visual shapes on the ground plane (planar, along the sun; none without a ground plane)
 };
 
-/// Layers shown by default: visuals, grid, selection, closures.
+/// Layers shown by default: visuals, grid, selection, closures, shadows.
 inline constexpr std::uint32_t kDefaultLayers =
     static_cast<std::uint32_t>(Layer::Visuals) | static_cast<std::uint32_t>(Layer::Grid) |
-    static_cast<std::uint32_t>(Layer::Selection) | static_cast<std::uint32_t>(Layer::Closures);
+    static_cast<std::uint32_t>(Layer::Selection) | static_cast<std::uint32_t>(Layer::Closures) |
+    static_cast<std::uint32_t>(Layer::Shadows);
 
 /// Every layer, in declaration order.
 std::vector<Layer> allLayers();

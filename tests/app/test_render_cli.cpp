@@ -1,0 +1,203 @@
+// articula-run render end to end: scenes, robots and replay frames drawn to
+// PNG offscreen (under Xvfb), and its errors.
+#include <QtCore/QProcess>
+#include <QtCore/QProcessEnvironment>
+#include <QtCore/QTemporaryDir>
+#include <QtGui/QImage>
+#include <QtTest/QtTest>
+
+namespace {
+
+struct RunResult {
+  int exitCode = -1;
+  bool crashed = false;
+  QString err;
+};
+
+RunResult runTool(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  QProcess p;
+  p.setProgram(QStringLiteral(ARTICULA_RUN_EXE));
+  p.setArguments(args);
+  p.setProcessEnvironment(env);
+  p.start();
+  RunResult r;
+  if (!p.waitForStarted(30000) || !p.waitForFinished(300000)) {
+    p.kill();
+    p.waitForFinished();
+    r.crashed = true;
+    r.err = QStringLiteral("did not finish: ") + p.errorString();
+    return r;
+  }
+  r.crashed = p.exitStatus() != QProcess::NormalExit;
+  r.exitCode = p.exitCode();
+  r.err = QString::fromUtf8(p.readAllStandardError());
+  return r;
+}
+
+QString sourcePath(const QString& relative) { return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative; }
+
+QString modelsPath() { return QStringLiteral(ARTICULA_SOURCE_DIR "/../shared/models/example-robot-data/robots"); }
+
+// Pixels whose strongest channel leads the others by 40.
+struct Hues {
+  int red = 0, green = 0, blue = 0;
+};
+Hues countHues(const QImage& image) {
+  Hues h;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.red() > c.green() + 40 && c.red() > c.blue() + 40) ++h.red;
+      if (c.green() > c.red() + 40 && c.green() > c.blue() + 40) ++h.green;
+      if (c.blue() > c.red() + 40 && c.blue() > c.green() + 10) ++h.blue;
+    }
+  }
+  return h;
+}
+
+int differentPixels(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return a.width() * a.height();
+  int n = 0;
+  for (int y = 0; y < a.height(); ++y) {
+    for (int x = 0; x < a.width(); ++x) {
+      if (a.pixel(x, y) != b.pixel(x, y)) ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+class TestRenderCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    if (qgetenv("DISPLAY").isEmpty()) QSKIP("no X display (this test runs under xvfb-run)");
+    QVERIFY(m_dir.isValid());
+  }
+
+  void rendersTheFourBar() {
+    const QString out = m_dir.filePath("four_bar.png");
+    const RunResult r =
+        runTool({"render", sourcePath("scenes/four_bar.articula"), "--out", out, "--size", "320x240", "--quiet"});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(r.err));
+    const QImage image(out);
+    QCOMPARE(image.size(), QSize(320, 240));
+    // The crank, coupler and rocker colours.
+    const Hues h = countHues(image);
+    QVERIFY2(h.red > 30 && h.green > 30 && h.blue > 30,
+             qPrintable(QString("red %1 green %2 blue %3").arg(h.red).arg(h.green).arg(h.blue)));
+    QVERIFY(!QFile::exists(m_dir.filePath("four_bar.part.png")));
+  }
+
+  void replayFrameEqualsTheRunThatReachedIt() {
+    // The same state, reached by simulating 400 steps or restored from the
+    // recording, draws the same pixels; frame 0 draws others.
+    const QString replay = m_dir.filePath("four_bar.replay");
+    const RunResult run =
+        runTool({"run", sourcePath("scenes/four_bar.articula"), "--steps", "400", "--record", replay, "--quiet"});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    const QString fromReplay = m_dir.filePath("replay_400.png");
+    const QString fromRun = m_dir.filePath("run_400.png");
+    const QString start = m_dir.filePath("replay_0.png");
+    QCOMPARE(runTool({"render", "--replay", replay, "--frame", "400", "--out", fromReplay, "--size", "320x240", "-q"})
+                 .exitCode,
+             0);
+    QCOMPARE(runTool({"render", sourcePath("scenes/four_bar.articula"), "--steps", "400", "--out", fromRun, "--size",
+                      "320x240", "-q"})
+                 .exitCode,
+             0);
+    QCOMPARE(runTool({"render", "--replay", replay, "--frame", "0", "--out", start, "--size", "320x240", "-q"}).exitCode,
+             0);
+    QCOMPARE(differentPixels(QImage(fromReplay), QImage(fromRun)), 0);
+    QVERIFY(differentPixels(QImage(fromReplay), QImage(start)) > 100);
+    // Without --frame: the last recorded frame.
+    const QString last = m_dir.filePath("replay_last.png");
+    QCOMPARE(runTool({"render", "--replay", replay, "--out", last, "--size", "320x240", "-q"}).exitCode, 0);
+    QCOMPARE(differentPixels(QImage(last), QImage(fromReplay)), 0);
+    // A step that was not recorded names the recorded range.
+    const RunResult missing = runTool({"render", "--replay", replay, "--frame", "9999", "--out", last});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("step 9999 is not in") && missing.err.contains("0..400"), qPrintable(missing.err));
+  }
+
+  void rendersARobotUrdf() {
+    const QString urdf = modelsPath() + "/panda_description/urdf/panda.urdf";
+    if (!QFile::exists(urdf)) QSKIP("../shared/models/example-robot-data is absent");
+    const QString out = m_dir.filePath("panda.png");
+    const RunResult r = runTool({"render", urdf, "--package-path", modelsPath(), "--out", out, "--size", "320x240",
+                                 "--hide", "grid", "--camera", "front", "-q"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QImage image(out);
+    QCOMPARE(image.size(), QSize(320, 240));
+    // The background fills the corners; the robot covers a fair part of the middle.
+    const QRgb background = image.pixel(0, 0);
+    QCOMPARE(image.pixel(319, 0), background);
+    QCOMPARE(image.pixel(0, 239), background);
+    int covered = 0;
+    for (int y = 40; y < 200; ++y) {
+      for (int x = 80; x < 240; ++x) {
+        if (image.pixel(x, y) != background) ++covered;
+      }
+    }
+    QVERIFY2(covered > 2000, qPrintable(QString("%1 robot pixels").arg(covered)));
+  }
+
+  void cameraAndLayersChangeTheImage() {
+    const QString scene = sourcePath("scenes/box_stack.articula");
+    const QString iso = m_dir.filePath("iso.png");
+    const QString front = m_dir.filePath("front.png");
+    const QString eye = m_dir.filePath("eye.png");
+    const QString layers = m_dir.filePath("layers.png");
+    const QStringList common{"--steps", "200", "--size", "240x180", "-q"};
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", iso} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", front, "--camera", "front"} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", eye, "--camera", "3,-3,2:0,0,0.5"} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", layers, "--show", "contacts,frames,com"} + common).exitCode, 0);
+    QVERIFY(differentPixels(QImage(iso), QImage(front)) > 1000);
+    QVERIFY(differentPixels(QImage(iso), QImage(eye)) > 1000);
+    QVERIFY(differentPixels(QImage(iso), QImage(layers)) > 50);
+  }
+
+  void badInputIsRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString scene = sourcePath("scenes/four_bar.articula");
+    QTest::newRow("no out") << QStringList{"render", scene} << "render needs --out IMG.png";
+    QTest::newRow("no input") << QStringList{"render", "--out", "x.png"} << "render needs a FILE";
+    QTest::newRow("bad size") << QStringList{"render", scene, "--out", "x.png", "--size", "10x10"}
+                              << "--size: width and height must be 16 to 8192 pixels";
+    QTest::newRow("size text") << QStringList{"render", scene, "--out", "x.png", "--size", "big"} << "--size expects WxH";
+    QTest::newRow("camera") << QStringList{"render", scene, "--out", "x.png", "--camera", "sideways"} << "--camera:";
+    QTest::newRow("layer") << QStringList{"render", scene, "--out", "x.png", "--show", "sparkles"}
+                           << "unknown layer 'sparkles'";
+    QTest::newRow("frame without replay") << QStringList{"render", scene, "--out", "x.png", "--frame", "3"}
+                                          << "--frame needs --replay";
+    QTest::newRow("missing folder") << QStringList{"render", scene, "--out", "/nonexistent/dir/x.png"}
+                                    << "is not a directory";
+    QTest::newRow("missing file") << QStringList{"render", "nope.articula", "--out", "x.png"} << "nope.articula";
+    QTest::newRow("damaged replay") << QStringList{"render", "--replay", scene, "--out", "x.png"} << "four_bar.articula";
+  }
+  void badInputIsRefused() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const RunResult r = runTool(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+  }
+
+  void noDisplayIsAClearError() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    const RunResult r = runTool({"render", sourcePath("scenes/four_bar.articula"), "--out", m_dir.filePath("n.png")}, env);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("xvfb-run"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(m_dir.filePath("n.png")));
+  }
+
+ private:
+  QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TestRenderCli)
+#include "test_render_cli.moc"
