@@ -78,7 +78,7 @@ void printUsage(std::ostream& os) {
         "                           (eye and centre, metres); presets frame the whole scene\n"
         "  --layers L1,L2,...       exactly these layers: visuals, collision, contacts, frames, joints, com,\n"
         "                           closures, grid, selection, shadows (default: visuals, grid, closures,\n"
-        "                           shadows)\n"
+        "                           selection, shadows)\n"
         "  --show L,..  --hide L,.. add layers to / remove layers from the default set\n"
         "  --overlay                draw the stats panel over the scene\n"
         "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --quiet: as for run\n"
