@@ -15,6 +15,7 @@ full_pkgs=(
   "${engine_pkgs[@]}"
   libtinyxml2-dev liburdfdom-dev libsdformat-dev libassimp-dev
   libopenscenegraph-dev libimgui-dev libgl-dev
+  libgl1-mesa-dri         # llvmpipe: OpenGL under Xvfb for the rendering tests
   libqt6opengl6-dev qt6-base-dev-tools
   xvfb xauth
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
