@@ -211,7 +211,7 @@ class TestRender : public QObject {
     const std::uint32_t none = 0;
     for (const Layer layer : allLayers()) {
       // The layer alone (with visuals for the selection, which outlines
-    // shapes, and for shadows, which fall on the ground plane).
+      // shapes, and for shadows, which fall on the ground plane).
       const std::uint32_t base =
           layer == Layer::Selection || layer == Layer::Shadows ? static_cast<std::uint32_t>(Layer::Visuals) : none;
       r.scene.setLayers(base);
@@ -322,6 +322,7 @@ class TestRender : public QObject {
     Rendered r(w);
     const std::uint64_t built = r.scene.shapesBuilt();
     QVERIFY(built > 0);
+    const Eigen::AlignedBox3d boundsBefore = r.scene.bounds();
     // A visual shape added to the ball: the new shape is built, and the
     // ball's collision shape, which stood in for its missing visuals, is
     // rebuilt as a plain collision shape; everything else is kept.
@@ -334,6 +335,9 @@ class TestRender : public QObject {
              shapeId(w.getCollisionShapes(*w.getRigidBody("ball")).at(0)));
     QCOMPARE(plan.unchanged.size(), r.scene.description()->shapes.size() - 2);
     QCOMPARE(r.scene.shapesBuilt(), built + 2);
+    // No snapshot of the new design yet: bodies stay where the last
+    // snapshot put them (the new dot lies inside the ball's bounds).
+    QVERIFY(r.scene.bounds().isApprox(boundsBefore, 1e-12));
     // Recolouring one shape rebuilds that shape only.
     w.getShape("dot")->setColor({0, 0, 1, 1});
     r.scene.setDescription(std::make_shared<SceneDescription>(describeScene(w, 3)));

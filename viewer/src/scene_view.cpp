@@ -218,6 +218,7 @@ struct SceneView::Impl {
   std::vector<ObjectId> order;  // drawn order (for reconcile's removed list)
   ReconcilePlan plan;
   RenderSnapshot applied;
+  std::vector<Isometry3d> carriedPoses;  // per description body, until a snapshot of it arrives
   std::uint32_t layers = kDefaultLayers;
   std::vector<ObjectId> selection;
   double forceScale = 0.0;  // 0: automatic
@@ -372,12 +373,20 @@ struct SceneView::Impl {
     if (e.collision) collisions->removeChild(e.collision.get());
   }
 
+  // Pose of a description body: from the applied snapshot when it follows
+  // this description, else the body's pose in the last snapshot of an
+  // earlier description (a design edit keeps bodies where they were until
+  // the owner publishes a snapshot of the new design).
+  Isometry3d bodyPose(std::uint32_t body) const {
+    if (applied.descriptionVersion == description->version && body < applied.bodyPoses.size()) {
+      return applied.bodyPoses[body];
+    }
+    return body < carriedPoses.size() ? carriedPoses[body] : Isometry3d::Identity();
+  }
+
   void place(const ShapeEntry& e) {
     const ShapeDescription& s = description->shapes[e.index];
-    Isometry3d X = s.localPose;
-    if (s.body < applied.bodyPoses.size() && applied.descriptionVersion == description->version) {
-      X = applied.bodyPoses[s.body] * s.localPose;
-    }
+    const Isometry3d X = bodyPose(s.body) * s.localPose;
     const osg::Matrixd m = toOsg(X);
     if (e.visual) e.visual->setMatrix(m);
     if (e.collision) e.collision->setMatrix(m);
@@ -415,9 +424,7 @@ struct SceneView::Impl {
     if (!description) return b;
     for (const auto& [id, e] : shapes) {
       const ShapeDescription& s = description->shapes[e.index];
-      Isometry3d X = s.localPose;
-      if (s.body < applied.bodyPoses.size() && applied.descriptionVersion == description->version)
-        X = applied.bodyPoses[s.body] * s.localPose;
+      const Isometry3d X = bodyPose(s.body) * s.localPose;
       if (e.plane) {
         // A plane contributes its height only.
         b.extend(X.translation());
@@ -537,8 +544,19 @@ const ReconcilePlan& SceneView::setDescription(std::shared_ptr<const SceneDescri
   for (const ObjectId id : m->order) drawn.push_back(m->shapes.at(id).drawn);
   const SceneDescription empty;
   ReconcilePlan plan = reconcile(drawn, description ? *description : empty);
+  // Carry the body poses over to the new description, by body id.
+  std::unordered_map<ObjectId, Isometry3d> lastPoses;
+  if (m->description) {
+    for (std::size_t b = 0; b < m->description->bodies.size(); ++b) {
+      lastPoses.emplace(m->description->bodies[b].id, m->bodyPose(static_cast<std::uint32_t>(b)));
+    }
+  }
   m->description = description ? std::move(description) : std::make_shared<const SceneDescription>();
   const SceneDescription& d = *m->description;
+  m->carriedPoses.assign(d.bodies.size(), Isometry3d::Identity());
+  for (std::size_t b = 0; b < d.bodies.size(); ++b) {
+    if (const auto it = lastPoses.find(d.bodies[b].id); it != lastPoses.end()) m->carriedPoses[b] = it->second;
+  }
 
   for (const ObjectId id : plan.removed) {
     m->remove(m->shapes.at(id));
@@ -556,8 +574,7 @@ const ReconcilePlan& SceneView::setDescription(std::shared_ptr<const SceneDescri
     e.drawn = drawnShapeOf(d, i);
     m->order.push_back(d.shapes[i].id);
   }
-  // Until a snapshot of this version arrives, shapes sit at their local
-  // poses relative to the last known body poses (design edits keep bodies).
+  // Until a snapshot of this version arrives, bodies keep their last poses.
   for (const ObjectId id : m->order) m->place(m->shapes.at(id));
   m->rebuildGrid();
   // Drop selected bodies that no longer exist.
