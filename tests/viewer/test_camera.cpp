@@ -347,10 +347,10 @@ class CameraTest : public QObject {
     const double c30 = std::cos(deg(30.0));
     const std::vector<Expected> expected = {
         {"iso", Vector3d(c30 / std::sqrt(2.0), c30 / std::sqrt(2.0), 0.5), Vector3d(-1.0, 1.0, 0.0).normalized()},
-        {"front", -Vector3d::UnitY(), Vector3d::UnitX()},
-        {"back", Vector3d::UnitY(), -Vector3d::UnitX()},
-        {"left", -Vector3d::UnitX(), -Vector3d::UnitY()},
-        {"right", Vector3d::UnitX(), Vector3d::UnitY()},
+        {"front", Vector3d::UnitX(), Vector3d::UnitY()},
+        {"back", -Vector3d::UnitX(), -Vector3d::UnitY()},
+        {"left", Vector3d::UnitY(), -Vector3d::UnitX()},
+        {"right", -Vector3d::UnitY(), Vector3d::UnitX()},
     };
     OrbitCamera cam;
     cam.setView(Vector3d(2.0, 3.0, 4.0), Vector3d(1.0, -1.0, 0.5));

@@ -163,11 +163,11 @@ class GizmoTest : public QObject {
   }
 
   void translateDragFromSideView() {
-    // World x handle at the origin seen from the front: the cursor moving
+    // World x handle at the origin seen from −y: the cursor moving
     // over the point (2.3, 0, 0) moves the object by 1.8 from where the drag
     // began at (0.5, 0, 0), only along x.
     OrbitCamera cam;
-    cam.setPreset("front");
+    cam.setPreset("right");
     cam.setView(Vector3d(0.7, -6.0, 0.3), Vector3d(0.7, 0.0, 0.3));
     const int w = 800;
     const int h = 600;

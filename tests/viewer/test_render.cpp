@@ -143,7 +143,7 @@ class TestRender : public QObject {
     Rendered r(w);
     r.scene.setLayerVisible(Layer::Grid, false);
     r.scene.setLayerVisible(Layer::Closures, false);
-    r.viewport->camera().setPreset("front");
+    r.viewport->camera().setPreset("right");
     r.viewport->fitToScene();
     const Image image = r.draw();
     savePng(image, "viewer_render_four_bar.png");
@@ -205,7 +205,7 @@ class TestRender : public QObject {
     for (int i = 0; i < 2000 && w.getContacts().empty(); ++i) w.step();
     QVERIFY(!w.getContacts().empty());
     Rendered r(w);
-    r.viewport->camera().setPreset("front");
+    r.viewport->camera().setPreset("right");
     r.viewport->fitToScene();
     r.scene.setSelection({bodyId(*w.getRigidBody("box"))});
     const std::uint32_t none = 0;
@@ -237,7 +237,7 @@ class TestRender : public QObject {
     fourBarWithBox(w);
     Rendered r(w);
     r.scene.setLayers(static_cast<std::uint32_t>(Layer::Closures));
-    r.viewport->camera().setPreset("front");
+    r.viewport->camera().setPreset("right");
     r.viewport->fitToScene();
     // Closed: the endpoints coincide, drawn green.
     const auto countHue = [](const Image& im, bool redHue) {

@@ -45,10 +45,10 @@ struct Preset {
 // Keep in step with the table in camera.hpp.
 constexpr std::array<Preset, 6> kPresets = {{
     {"iso", 45.0, 30.0},
-    {"front", -90.0, 0.0},
-    {"back", 90.0, 0.0},
-    {"left", 180.0, 0.0},
-    {"right", 0.0, 0.0},
+    {"front", 0.0, 0.0},
+    {"back", 180.0, 0.0},
+    {"left", 90.0, 0.0},
+    {"right", -90.0, 0.0},
     {"top", -90.0, 89.0},
 }};
 

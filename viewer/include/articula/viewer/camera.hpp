@@ -109,12 +109,13 @@ class OrbitCamera {
   /// The named views (see setPreset()).
   static std::vector<std::string> presetNames();
   /// Sets the viewing direction to a named view, keeping the centre and the
-  /// distance:
+  /// distance. The names follow the robot convention (x forward, y left,
+  /// z up): "front" faces a robot that looks along +x.
   ///   "iso"   az 45°,  el 30°  (eye on the +x +y +z side)
-  ///   "front" az −90°, el 0°   (eye on −y looking along +y; +x right)
-  ///   "back"  az 90°,  el 0°   (eye on +y looking along −y; −x right)
-  ///   "left"  az 180°, el 0°   (eye on −x looking along +x; −y right)
-  ///   "right" az 0°,   el 0°   (eye on +x looking along −x; +y right)
+  ///   "front" az 0°,   el 0°   (eye on +x looking along −x; +y right)
+  ///   "back"  az 180°, el 0°   (eye on −x looking along +x; −y right)
+  ///   "left"  az 90°,  el 0°   (eye on +y looking along −y; −x right)
+  ///   "right" az −90°, el 0°   (eye on −y looking along +y; +x right)
   ///   "top"   az −90°, el 89°  (looking down −z; +x right, +y up)
   /// Throws std::invalid_argument listing the names for an unknown one.
   void setPreset(const std::string& name);
