@@ -3,18 +3,21 @@
 // xvfb-run).
 #include "cli.hpp"
 #include "commands.hpp"
+#include "state_columns.hpp"
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
 
 #ifdef ARTICULA_HAS_VIEWER
 #include <articula/viewer/camera.hpp>
+#include <articula/viewer/overlay.hpp>
 #include <articula/viewer/render_snapshot.hpp>
 #include <articula/viewer/scene_description.hpp>
 #include <articula/viewer/scene_view.hpp>
 #include <articula/viewer/viewport.hpp>
 #endif
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -40,6 +43,7 @@ struct RenderOptions {
   std::optional<std::uint32_t> layers;
   std::vector<std::string> show, hide;
   bool overlay = false;
+  std::vector<std::string> plots;  ///< --plot: energy, kinetic, potential, residual, q:NAME, v:NAME
   bool quiet = false;
 };
 
@@ -105,6 +109,9 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
     } else if (a == "--overlay") {
       args.noValue();
       o.overlay = true;
+    } else if (a == "--plot") {
+      o.plots.push_back(args.value());
+      o.overlay = true;
     } else if (a == "--scene") {
       input.scene = args.value();
     } else if (a == "--quiet" || a == "-q") {
@@ -140,17 +147,24 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
   return o;
 }
 
-// The world of a replay frame: rebuilt from the recorded scene (or FILE)
-// and restored to frame --frame K (default: the last recorded frame).
-std::uint64_t loadReplayFrame(World& world, RenderOptions& o) {
+// A replay and the world it was recorded in: rebuilt from the recorded
+// scene (or FILE) and checked against the recording's layout. `index` is
+// the frame of --frame K (default: the last recorded frame).
+struct LoadedReplay {
   Recording recording;
+  std::size_t index = 0;
+};
+
+LoadedReplay loadReplay(World& world, const RenderOptions& o) {
+  LoadedReplay r;
   try {
-    recording = Recording::load(o.replay);
+    r.recording = Recording::load(o.replay);
   } catch (const ReplayFileError& e) {
     throw CliError(e.what());
   }
+  const Recording& recording = r.recording;
   if (recording.empty()) throw CliError(o.replay + " holds no frames");
-  std::size_t index = recording.size() - 1;
+  r.index = recording.size() - 1;
   if (o.frame) {
     const std::optional<std::size_t> found = recording.findStep(*o.frame);
     if (!found) {
@@ -159,7 +173,7 @@ std::uint64_t loadReplayFrame(World& world, RenderOptions& o) {
                      std::to_string(recording.frameInfo(recording.size() - 1).step) + ", every " +
                      std::to_string(recording.options().every) + ")");
     }
-    index = *found;
+    r.index = *found;
   }
   const std::string scene = !o.setup.input.file.empty() ? o.setup.input.file : o.setup.input.scene;
   const WorldSetup setup = setupFromRecording(recording, scene, o.setup.input.import.packagePath);
@@ -169,29 +183,103 @@ std::uint64_t loadReplayFrame(World& world, RenderOptions& o) {
   } catch (const LayoutIncompatible& e) {
     throw CliError("the replay does not fit the scene: " + std::string(e.what()));
   }
-  recording.restore(world, index);
-  return recording.frameInfo(index).step;
+  return r;
 }
+
+// The plot of a --plot name.
+viewer::PlotSpec plotSpec(const std::string& name, const StateColumns& columns) {
+  viewer::PlotSpec spec;
+  spec.label = name;
+  if (name == "energy") {
+    spec.quantity = viewer::PlotQuantity::TotalEnergy;
+  } else if (name == "kinetic") {
+    spec.quantity = viewer::PlotQuantity::KineticEnergy;
+  } else if (name == "potential") {
+    spec.quantity = viewer::PlotQuantity::PotentialEnergy;
+  } else if (name == "residual") {
+    spec.quantity = viewer::PlotQuantity::ClosureResidual;
+  } else if (name.rfind("q:", 0) == 0) {
+    spec.quantity = viewer::PlotQuantity::Position;
+    try {
+      spec.index = columns.resolvePosition(name.substr(2));
+    } catch (const CliError& e) {
+      throw CliError("--plot " + name + ": " + e.what());
+    }
+  } else if (name.rfind("v:", 0) == 0) {
+    spec.quantity = viewer::PlotQuantity::Velocity;
+    const auto& names = columns.velocityNames();
+    const auto it = std::find(names.begin(), names.end(), name.substr(2));
+    if (it == names.end()) {
+      throw CliError("--plot " + name + ": no velocity coordinate '" + name.substr(2) +
+                     "' (names as in the CSV header of run --csv, e.g. v:" + (names.empty() ? "JOINT" : names[0]) +
+                     ")");
+    }
+    spec.index = static_cast<int>(it - names.begin());
+  } else {
+    usageError("--plot: unknown quantity '" + name + "' (energy, kinetic, potential, residual, q:NAME or v:NAME)");
+  }
+  return spec;
+}
+
+// How many frames of history the plots show at most.
+constexpr std::size_t kPlotHistory = 2000;
 
 }  // namespace
 
 int renderCommand(const std::vector<std::string>& argv) {
   RenderOptions o = parseRender(argv);
   World world;
-  std::string what;
+  std::optional<LoadedReplay> replay;
   if (!o.replay.empty()) {
-    const std::uint64_t step = loadReplayFrame(world, o);
-    what = o.replay + " step " + std::to_string(step);
+    replay = loadReplay(world, o);
   } else {
     prepareWorld(world, o.setup, o.quiet);
-    if (o.steps && *o.steps > 0) world.step(static_cast<std::size_t>(*o.steps));
+  }
+  // The context first: without a display nothing is simulated in vain.
+  std::unique_ptr<viewer::Viewport> viewport;
+  try {
+    viewport = viewer::Viewport::createOffscreen(o.width, o.height);
+  } catch (const viewer::ViewerError& e) {
+    throw CliError(std::string("render: ") + e.what());
+  }
+  auto description = std::make_shared<viewer::SceneDescription>(viewer::describeScene(world));
+  viewer::Overlay& overlay = viewport->overlay();
+  overlay.setDescription(description);
+  const StateColumns columns(world);
+  for (const std::string& name : o.plots) overlay.addPlot(plotSpec(name, columns));
+
+  // The state to draw; with plots, the states before it feed them.
+  viewer::RenderSnapshot snapshot;
+  std::uint64_t version = 0;
+  const auto feed = [&] {
+    viewer::fillRenderSnapshot(world, *description, snapshot);
+    snapshot.version = ++version;
+    if (o.overlay) overlay.feed(snapshot);
+  };
+  std::string what;
+  if (replay) {
+    std::size_t first = replay->index;
+    if (!o.plots.empty()) first = replay->index + 1 > kPlotHistory ? replay->index + 1 - kPlotHistory : 0;
+    for (std::size_t i = first; i <= replay->index; ++i) {
+      replay->recording.restore(world, i);
+      if (!o.plots.empty() || i == replay->index) feed();
+    }
+    what = o.replay + " step " + std::to_string(replay->recording.frameInfo(replay->index).step);
+  } else {
+    const long steps = o.steps.value_or(0);
+    if (o.plots.empty()) {
+      if (steps > 0) world.step(static_cast<std::size_t>(steps));
+    } else {
+      for (long k = 0; k < steps; ++k) {
+        if (steps - k <= static_cast<long>(kPlotHistory)) feed();
+        world.step();
+      }
+    }
+    feed();
     what = (o.setup.input.file.empty() ? "built-in scene " + o.setup.input.scene : o.setup.input.file);
     if (o.steps) what += " after " + std::to_string(*o.steps) + " steps";
   }
 
-  auto description = std::make_shared<viewer::SceneDescription>(viewer::describeScene(world));
-  viewer::RenderSnapshot snapshot;
-  viewer::fillRenderSnapshot(world, *description, snapshot);
   viewer::SceneView scene;
   scene.setDescription(description);
   scene.applySnapshot(snapshot);
@@ -200,15 +288,8 @@ int renderCommand(const std::vector<std::string>& argv) {
   for (const std::string& n : o.hide) layers &= ~static_cast<std::uint32_t>(*viewer::layerFromName(n));
   scene.setLayers(layers);
 
-  std::unique_ptr<viewer::Viewport> viewport;
-  try {
-    viewport = viewer::Viewport::createOffscreen(o.width, o.height);
-  } catch (const viewer::ViewerError& e) {
-    throw CliError(std::string("render: ") + e.what());
-  }
   viewport->setScene(&scene);
   viewport->setOverlayEnabled(o.overlay);
-  if (o.overlay) viewport->overlay().feed(snapshot);
   const viewer::CameraSpec spec = viewer::parseCameraSpec(o.camera);
   viewer::OrbitCamera& camera = viewport->camera();
   if (spec.hasEyeCenter) {

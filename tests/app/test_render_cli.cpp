@@ -34,9 +34,13 @@ RunResult runTool(const QStringList& args, const QProcessEnvironment& env = QPro
   return r;
 }
 
-QString sourcePath(const QString& relative) { return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative; }
+QString sourcePath(const QString& relative) {
+  return QStringLiteral(ARTICULA_SOURCE_DIR "/") + relative;
+}
 
-QString modelsPath() { return QStringLiteral(ARTICULA_SOURCE_DIR "/../shared/models/example-robot-data/robots"); }
+QString modelsPath() {
+  return QStringLiteral(ARTICULA_SOURCE_DIR "/../shared/models/example-robot-data/robots");
+}
 
 // Pixels whose strongest channel leads the others by 40.
 struct Hues {
@@ -107,8 +111,8 @@ class TestRenderCli : public QObject {
                       "320x240", "-q"})
                  .exitCode,
              0);
-    QCOMPARE(runTool({"render", "--replay", replay, "--frame", "0", "--out", start, "--size", "320x240", "-q"}).exitCode,
-             0);
+    QCOMPARE(
+        runTool({"render", "--replay", replay, "--frame", "0", "--out", start, "--size", "320x240", "-q"}).exitCode, 0);
     QCOMPARE(differentPixels(QImage(fromReplay), QImage(fromRun)), 0);
     QVERIFY(differentPixels(QImage(fromReplay), QImage(start)) > 100);
     // Without --frame: the last recorded frame.
@@ -153,10 +157,43 @@ class TestRenderCli : public QObject {
     QCOMPARE(runTool(QStringList{"render", scene, "--out", iso} + common).exitCode, 0);
     QCOMPARE(runTool(QStringList{"render", scene, "--out", front, "--camera", "front"} + common).exitCode, 0);
     QCOMPARE(runTool(QStringList{"render", scene, "--out", eye, "--camera", "3,-3,2:0,0,0.5"} + common).exitCode, 0);
-    QCOMPARE(runTool(QStringList{"render", scene, "--out", layers, "--show", "contacts,frames,com"} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", layers, "--show", "contacts,frames,com"} + common).exitCode,
+             0);
     QVERIFY(differentPixels(QImage(iso), QImage(front)) > 1000);
     QVERIFY(differentPixels(QImage(iso), QImage(eye)) > 1000);
     QVERIFY(differentPixels(QImage(iso), QImage(layers)) > 50);
+  }
+
+  void plotsShowTheRecordedHistory() {
+    // The plots window (top right) appears with --plot and holds curves
+    // fed by the recorded frames before the drawn one.
+    const QString replay = m_dir.filePath("plots.replay");
+    QCOMPARE(
+        runTool({"run", sourcePath("scenes/four_bar.articula"), "--steps", "600", "--record", replay, "-q"}).exitCode,
+        0);
+    const QString plain = m_dir.filePath("plain.png");
+    const QString plotted = m_dir.filePath("plotted.png");
+    const QStringList common{"render", "--replay", replay, "--size", "640x400", "--hide", "grid", "-q"};
+    QCOMPARE(runTool(common + QStringList{"--out", plain}).exitCode, 0);
+    const RunResult r = runTool(common + QStringList{"--out", plotted, "--plot", "energy", "--plot", "q:crank_joint",
+                                                     "--plot", "v:rocker_joint", "--plot", "residual"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QImage a(plain);
+    const QImage b(plotted);
+    int changedTopRight = 0;
+    for (int y = 0; y < 200; ++y) {
+      for (int x = 440; x < 640; ++x) {
+        if (a.pixel(x, y) != b.pixel(x, y)) ++changedTopRight;
+      }
+    }
+    QVERIFY2(changedTopRight > 5000, qPrintable(QString("%1 pixels changed").arg(changedTopRight)));
+    // Unknown names are refused with what is accepted.
+    const RunResult bad = runTool(common + QStringList{"--out", plotted, "--plot", "q:nope"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--plot q:nope"), qPrintable(bad.err));
+    const RunResult unknown = runTool(common + QStringList{"--out", plotted, "--plot", "torque"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("energy, kinetic, potential, residual, q:NAME or v:NAME"), qPrintable(unknown.err));
   }
 
   void badInputIsRefused_data() {
@@ -167,16 +204,18 @@ class TestRenderCli : public QObject {
     QTest::newRow("no input") << QStringList{"render", "--out", "x.png"} << "render needs a FILE";
     QTest::newRow("bad size") << QStringList{"render", scene, "--out", "x.png", "--size", "10x10"}
                               << "--size: width and height must be 16 to 8192 pixels";
-    QTest::newRow("size text") << QStringList{"render", scene, "--out", "x.png", "--size", "big"} << "--size expects WxH";
+    QTest::newRow("size text") << QStringList{"render", scene, "--out", "x.png", "--size", "big"}
+                               << "--size expects WxH";
     QTest::newRow("camera") << QStringList{"render", scene, "--out", "x.png", "--camera", "sideways"} << "--camera:";
     QTest::newRow("layer") << QStringList{"render", scene, "--out", "x.png", "--show", "sparkles"}
                            << "unknown layer 'sparkles'";
-    QTest::newRow("frame without replay") << QStringList{"render", scene, "--out", "x.png", "--frame", "3"}
-                                          << "--frame needs --replay";
+    QTest::newRow("frame without replay")
+        << QStringList{"render", scene, "--out", "x.png", "--frame", "3"} << "--frame needs --replay";
     QTest::newRow("missing folder") << QStringList{"render", scene, "--out", "/nonexistent/dir/x.png"}
                                     << "is not a directory";
     QTest::newRow("missing file") << QStringList{"render", "nope.articula", "--out", "x.png"} << "nope.articula";
-    QTest::newRow("damaged replay") << QStringList{"render", "--replay", scene, "--out", "x.png"} << "four_bar.articula";
+    QTest::newRow("damaged replay") << QStringList{"render", "--replay", scene, "--out", "x.png"}
+                                    << "four_bar.articula";
   }
   void badInputIsRefused() {
     QFETCH(QStringList, args);
@@ -189,7 +228,8 @@ class TestRenderCli : public QObject {
   void noDisplayIsAClearError() {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("DISPLAY");
-    const RunResult r = runTool({"render", sourcePath("scenes/four_bar.articula"), "--out", m_dir.filePath("n.png")}, env);
+    const RunResult r =
+        runTool({"render", sourcePath("scenes/four_bar.articula"), "--out", m_dir.filePath("n.png")}, env);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("xvfb-run"), qPrintable(r.err));
     QVERIFY(!QFile::exists(m_dir.filePath("n.png")));
