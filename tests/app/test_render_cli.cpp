@@ -6,32 +6,14 @@
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
+#include "run_tool.hpp"
+
 namespace {
 
-struct RunResult {
-  int exitCode = -1;
-  bool crashed = false;
-  QString err;
-};
+using articula::test::RunResult;
 
 RunResult runTool(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-  QProcess p;
-  p.setProgram(QStringLiteral(ARTICULA_RUN_EXE));
-  p.setArguments(args);
-  p.setProcessEnvironment(env);
-  p.start();
-  RunResult r;
-  if (!p.waitForStarted(30000) || !p.waitForFinished(300000)) {
-    p.kill();
-    p.waitForFinished();
-    r.crashed = true;
-    r.err = QStringLiteral("did not finish: ") + p.errorString();
-    return r;
-  }
-  r.crashed = p.exitStatus() != QProcess::NormalExit;
-  r.exitCode = p.exitCode();
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
+  return articula::test::runProgram(QStringLiteral(ARTICULA_RUN_EXE), args, env);
 }
 
 QString sourcePath(const QString& relative) {

@@ -10,35 +10,16 @@
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "run_tool.hpp"
+
 #include <cmath>
 
 namespace {
 
-struct RunResult {
-  int exitCode = -1;
-  bool crashed = false;
-  QString out;
-  QString err;
-};
+using articula::test::RunResult;
 
 RunResult runTool(const QStringList& args) {
-  QProcess p;
-  p.setProgram(QStringLiteral(ARTICULA_RUN_EXE));
-  p.setArguments(args);
-  p.start();
-  RunResult r;
-  if (!p.waitForStarted(30000) || !p.waitForFinished(300000)) {
-    p.kill();
-    p.waitForFinished();
-    r.crashed = true;
-    r.err = QStringLiteral("did not finish: ") + p.errorString();
-    return r;
-  }
-  r.crashed = p.exitStatus() != QProcess::NormalExit;
-  r.exitCode = p.exitCode();
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
+  return articula::test::runProgram(QStringLiteral(ARTICULA_RUN_EXE), args);
 }
 
 QString describe(const RunResult& r) {

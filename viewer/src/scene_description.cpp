@@ -120,34 +120,27 @@ SceneDescription describeScene(const World& world, std::uint64_t version) {
   d.bodies.push_back(worldBody);
   addShapes(Frame::World(), 0);
 
-  for (const RigidBody& rb : world.getRigidBodies()) {
+  // A moving body (its name is "multibody/link" for a link) and its shapes;
+  // returns its index.
+  const auto addBody = [&](const Frame& frame, BodyKind kind, const Inertia& inertia) {
     BodyDescription b;
-    b.id = bodyId(rb);
-    b.kind = BodyKind::RigidBody;
-    b.name = rb.name();
-    const Inertia inertia = rb.getInertia();
+    b.id = bodyId(frame);
+    b.kind = kind;
+    b.name = frame.name();
     b.localCom = inertia.com;
     b.mass = inertia.mass;
-    b.frame = rb;
+    b.frame = frame;
     const auto index = static_cast<std::uint32_t>(d.bodies.size());
-    d.bodies.push_back(b);
-    addShapes(rb, index);
-  }
+    d.bodies.push_back(std::move(b));
+    addShapes(frame, index);
+    return index;
+  };
+
+  for (const RigidBody& rb : world.getRigidBodies()) addBody(rb, BodyKind::RigidBody, rb.getInertia());
 
   for (const Multibody& mb : world.getMultibodies()) {
     for (const Link& link : mb.getLinks()) {
-      BodyDescription b;
-      b.id = bodyId(link);
-      b.kind = BodyKind::Link;
-      b.name = link.name();  // "multibody/link"
-      const Inertia inertia = link.getInertia();
-      b.localCom = inertia.com;
-      b.mass = inertia.mass;
-      b.frame = link;
-      const auto index = static_cast<std::uint32_t>(d.bodies.size());
-      d.bodies.push_back(b);
-      addShapes(link, index);
-
+      const std::uint32_t index = addBody(link, BodyKind::Link, link.getInertia());
       const Joint joint = link.getParentJoint();
       const JointSpec spec = joint.getSpec();
       JointDescription jd;
