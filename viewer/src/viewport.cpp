@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 constexpr double kClickPixels = 4.0;   // a press and release closer than this is a click
 constexpr double kGizmoPixels = 90.0;  // gizmo handle length on screen
 constexpr double kGizmoPickPixels = 7.0;
-constexpr double kZoomPerPixel = 0.01;  // right-drag zoom steps per pixel
+constexpr double kZoomPerPixel = 0.1;   // right-drag zoom steps per pixel
 
 osg::Matrixd toOsgMatrix(const Eigen::Matrix4d& m) {
   // OpenSceneGraph uses row vectors: its matrix is the transpose.
@@ -380,7 +380,7 @@ void Viewport::mouseMove(double x, double y, KeyModifiers modifiers) {
   } else if (left) {
     m->camera.orbit(dx, dy);
   } else if (right) {
-    m->camera.zoom(-dy * kZoomPerPixel * 10.0);
+    m->camera.zoom(-dy * kZoomPerPixel);
   }
 }
 

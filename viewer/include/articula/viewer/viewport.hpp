@@ -36,6 +36,9 @@ class Viewport {
   /// display: run under xvfb-run).
   static std::unique_ptr<Viewport> createOffscreen(int width, int height);
   /// A viewport drawing into the host's current context and framebuffer.
+  /// Destroy it with the host's context current (QOpenGLWidget: call
+  /// makeCurrent() in the widget's destructor), or the overlay's OpenGL
+  /// objects are not freed.
   static std::unique_ptr<Viewport> createEmbedded(int width, int height);
   ~Viewport();
   Viewport(const Viewport&) = delete;
