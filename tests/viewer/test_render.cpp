@@ -320,12 +320,15 @@ class TestRender : public QObject {
     World w;
     pile(w);
     Rendered r(w);
+    // Every pile body stands in with its collision shape: one visual
+    // drawable each (collision drawables wait for their layer).
     const std::uint64_t built = r.scene.shapesBuilt();
-    QVERIFY(built > 0);
+    QCOMPARE(built, static_cast<std::uint64_t>(r.description->shapes.size()));
     const Eigen::AlignedBox3d boundsBefore = r.scene.bounds();
     // A visual shape added to the ball: the new shape is built, and the
-    // ball's collision shape, which stood in for its missing visuals, is
-    // rebuilt as a plain collision shape; everything else is kept.
+    // ball's collision shape, which stood in for its missing visuals,
+    // becomes a plain collision shape (no visual drawable; its collision
+    // drawable waits for the layer); everything else is kept.
     w.addVisualShape(*w.getRigidBody("ball"),
                      VisualShapeOptions{"dot", Geometry::sphere(0.01), translation(0, 0, 0.08), {1, 0, 0, 1}});
     const ReconcilePlan plan = r.scene.setDescription(std::make_shared<SceneDescription>(describeScene(w, 2)));
@@ -334,19 +337,27 @@ class TestRender : public QObject {
     QCOMPARE(r.scene.description()->shapes[plan.rebuilt[0]].id,
              shapeId(w.getCollisionShapes(*w.getRigidBody("ball")).at(0)));
     QCOMPARE(plan.unchanged.size(), r.scene.description()->shapes.size() - 2);
-    QCOMPARE(r.scene.shapesBuilt(), built + 2);
+    QCOMPARE(r.scene.shapesBuilt(), built + 1);
     // No snapshot of the new design yet: bodies stay where the last
     // snapshot put them (the new dot lies inside the ball's bounds).
     QVERIFY(r.scene.bounds().isApprox(boundsBefore, 1e-12));
     // Recolouring one shape rebuilds that shape only.
     w.getShape("dot")->setColor({0, 0, 1, 1});
     r.scene.setDescription(std::make_shared<SceneDescription>(describeScene(w, 3)));
-    QCOMPARE(r.scene.shapesBuilt(), built + 3);
+    QCOMPARE(r.scene.shapesBuilt(), built + 2);
     // Removing a body builds nothing.
     w.remove(*w.getRigidBody("box2"));
     r.scene.setDescription(std::make_shared<SceneDescription>(describeScene(w, 4)));
-    QCOMPARE(r.scene.shapesBuilt(), built + 3);
+    QCOMPARE(r.scene.shapesBuilt(), built + 2);
     QCOMPARE(r.scene.shapeCount(), r.scene.description()->shapes.size());
+    // Showing the collision layer builds each collision shape once.
+    std::uint64_t collisionShapes = 0;
+    for (const ShapeDescription& s : r.scene.description()->shapes) collisionShapes += s.collision ? 1 : 0;
+    r.scene.setLayerVisible(Layer::Collision, true);
+    QCOMPARE(r.scene.shapesBuilt(), built + 2 + collisionShapes);
+    r.scene.setLayerVisible(Layer::Collision, false);
+    r.scene.setLayerVisible(Layer::Collision, true);
+    QCOMPARE(r.scene.shapesBuilt(), built + 2 + collisionShapes);
     // A snapshot of an older description is refused.
     QVERIFY(!r.scene.applySnapshot(r.snapshot));
   }

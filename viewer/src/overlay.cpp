@@ -381,6 +381,17 @@ const PlotBuffer& Overlay::plotData(int id) const {
   return p->buffer;
 }
 
+void Overlay::resetFeed() {
+  Impl& d = *impl_;
+  d.fedAny = false;
+  d.lastVersion = 0;
+  d.lastDescriptionVersion = 0;
+  d.simTime = 0.0;
+  d.step = 0;
+  d.stats = SimulationStats{};
+  for (const auto& plot : d.plots) plot->buffer.clear();
+}
+
 void Overlay::feed(const RenderSnapshot& snapshot) {
   Impl& d = *impl_;
   if (d.fedAny && snapshot.version <= d.lastVersion) return;

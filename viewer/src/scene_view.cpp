@@ -160,6 +160,7 @@ struct ShapeEntry {
   osg::ref_ptr<osg::MatrixTransform> visual;     // in the visual group (visual shapes and stand-ins)
   osg::ref_ptr<osg::MatrixTransform> collision;  // in the collision group (collision shapes)
   osg::ref_ptr<osg::Node> drawable;              // the visual (or stand-in) drawable
+  bool collisionPending = false;                 // a collision shape not built yet (its layer was hidden)
 };
 
 Eigen::AlignedBox3d geometryBox(const Geometry& g) {
@@ -219,6 +220,8 @@ struct SceneView::Impl {
   ReconcilePlan plan;
   RenderSnapshot applied;
   std::vector<Isometry3d> carriedPoses;  // per description body, until a snapshot of it arrives
+  mutable Eigen::AlignedBox3d cachedBounds;
+  mutable bool boundsValid = false;
   std::uint32_t layers = kDefaultLayers;
   std::vector<ObjectId> selection;
   double forceScale = 0.0;  // 0: automatic
@@ -298,6 +301,26 @@ struct SceneView::Impl {
     joints.node()->setNodeMask(shown(Layer::JointAxes) ? ~0u : kHiddenMask);
     coms.node()->setNodeMask(shown(Layer::CentersOfMass) ? ~0u : kHiddenMask);
     closures.node()->setNodeMask(shown(Layer::Closures) ? ~0u : kHiddenMask);
+    if (shown(Layer::Collision)) buildPendingCollisions();
+    // Hidden drawings are not kept up to date: draw the shown ones now.
+    if (description) drawDebug();
+  }
+
+  // Collision drawables are built the first time their layer is shown.
+  void buildPendingCollisions() {
+    if (!description) return;
+    for (const ObjectId id : order) {
+      ShapeEntry& e = shapes.at(id);
+      if (!e.collisionPending) continue;
+      const ShapeDescription& s = description->shapes[e.index];
+      e.collision = new osg::MatrixTransform;
+      e.collision->addChild(detail::createShapeNode(s.geometry, kCollisionColor, kPlaneExtent).get());
+      e.collision->setNodeMask(kShapeMask);
+      collisions->addChild(e.collision.get());
+      e.collisionPending = false;
+      ++built;
+      place(e);
+    }
   }
 
   void build(ShapeEntry& e, const ShapeDescription& s) {
@@ -322,13 +345,8 @@ struct SceneView::Impl {
       if (!e.plane) shadows->addChild(e.visual.get());
       ++built;
     }
-    if (s.collision) {
-      e.collision = new osg::MatrixTransform;
-      e.collision->addChild(detail::createShapeNode(s.geometry, kCollisionColor, kPlaneExtent).get());
-      e.collision->setNodeMask(kShapeMask);
-      collisions->addChild(e.collision.get());
-      ++built;
-    }
+    // Collision drawables wait until their layer is shown (most views never show it).
+    e.collisionPending = s.collision;
   }
 
   void setUpShadows() {
@@ -389,7 +407,7 @@ struct SceneView::Impl {
     const Isometry3d X = bodyPose(s.body) * s.localPose;
     const osg::Matrixd m = toOsg(X);
     if (e.visual) e.visual->setMatrix(m);
-    if (e.collision) e.collision->setMatrix(m);
+    if (e.collision && shown(Layer::Collision)) e.collision->setMatrix(m);
   }
 
   void rebuildGrid() {
@@ -419,7 +437,16 @@ struct SceneView::Impl {
     return std::clamp(0.05 * b.diagonal().norm(), 0.02, 1.0);
   }
 
+  // Cached until the next description or snapshot.
   Eigen::AlignedBox3d bounds() const {
+    if (!boundsValid) {
+      cachedBounds = computeBounds();
+      boundsValid = true;
+    }
+    return cachedBounds;
+  }
+
+  Eigen::AlignedBox3d computeBounds() const {
     Eigen::AlignedBox3d b;
     if (!description) return b;
     for (const auto& [id, e] : shapes) {
@@ -474,7 +501,18 @@ struct SceneView::Impl {
 
   void drawDebug() {
     const RenderSnapshot& s = applied;
+    const bool any = shown(Layer::Contacts) || shown(Layer::LinkFrames) || shown(Layer::JointAxes) ||
+                     shown(Layer::CentersOfMass) || shown(Layer::Closures);
+    if (!any) return;
     const double L = sceneAxisLength();
+    if (shown(Layer::Contacts)) drawContacts(s, L);
+    if (shown(Layer::LinkFrames)) drawFrames(s, L);
+    if (shown(Layer::JointAxes)) drawJoints(s, L);
+    if (shown(Layer::CentersOfMass)) drawComs(s, L);
+    if (shown(Layer::Closures)) drawClosures(s);
+  }
+
+  void drawContacts(const RenderSnapshot& s, double L) {
     contacts.clear();
     double scale = forceScale;
     if (scale <= 0.0) {
@@ -489,7 +527,9 @@ struct SceneView::Impl {
       contacts.line(c.point, c.point + scale * c.force, osg::Vec4(0.85f, 0.15f, 0.85f, 1.0f));
     }
     contacts.commit();
+  }
 
+  void drawFrames(const RenderSnapshot& s, double L) {
     frames.clear();
     for (std::size_t i = 1; i < s.bodyPoses.size(); ++i) {
       const Isometry3d& X = s.bodyPoses[i];
@@ -499,7 +539,9 @@ struct SceneView::Impl {
       frames.line(o, o + L * X.linear().col(2), osg::Vec4(0.15f, 0.3f, 1.0f, 1.0f));
     }
     frames.commit();
+  }
 
+  void drawJoints(const RenderSnapshot& s, double L) {
     joints.clear();
     for (const JointMark& j : s.joints) {
       if (j.axis.squaredNorm() == 0.0) {
@@ -510,7 +552,9 @@ struct SceneView::Impl {
       joints.point(j.origin, osg::Vec4(1.0f, 0.6f, 0.0f, 1.0f));
     }
     joints.commit();
+  }
 
+  void drawComs(const RenderSnapshot& s, double L) {
     coms.clear();
     for (std::size_t i = 1; i < s.bodyComs.size(); ++i) coms.point(s.bodyComs[i], osg::Vec4(0.1f, 0.1f, 0.1f, 1.0f));
     if (s.bodyComs.size() > 1) {
@@ -521,7 +565,9 @@ struct SceneView::Impl {
       coms.line(c - Vector3d(0, 0, L), c + Vector3d(0, 0, L), white);
     }
     coms.commit();
+  }
 
+  void drawClosures(const RenderSnapshot& s) {
     closures.clear();
     for (std::size_t i = 0; i < s.closures.size(); ++i) {
       const ClosureMark& c = s.closures[i];
@@ -591,6 +637,7 @@ std::shared_ptr<const SceneDescription> SceneView::description() const {
 bool SceneView::applySnapshot(const RenderSnapshot& snapshot) {
   if (!m->description || snapshot.descriptionVersion != m->description->version) return false;
   m->applied = snapshot;
+  m->boundsValid = false;
   for (const ObjectId id : m->order) m->place(m->shapes.at(id));
   m->placeSelection();
   m->drawDebug();

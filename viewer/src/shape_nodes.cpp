@@ -19,9 +19,14 @@ namespace {
 
 constexpr float kCreaseAngle = 0.6f;  // rad: edges sharper than ~35° stay sharp
 
-osg::ref_ptr<osg::Geode> shapeGeode(osg::Shape* shape, int detail) {
+// Round shapes at detail ratio 0.5: about 20 segments around, a few
+// hundred triangles (ratio 1.5 gave 3600 per sphere, and software OpenGL
+// drew 1000 spheres at 2 frames per second).
+constexpr float kRoundDetail = 0.5f;
+
+osg::ref_ptr<osg::Geode> shapeGeode(osg::Shape* shape, float detail) {
   osg::ref_ptr<osg::TessellationHints> hints = new osg::TessellationHints;
-  hints->setDetailRatio(static_cast<float>(detail) / 4.0f);
+  hints->setDetailRatio(detail);
   osg::ref_ptr<osg::ShapeDrawable> drawable = new osg::ShapeDrawable(shape, hints.get());
   osg::ref_ptr<osg::Geode> geode = new osg::Geode;
   geode->addDrawable(drawable.get());
@@ -107,22 +112,24 @@ osg::ref_ptr<osg::Node> createShapeNode(const Geometry& g, const Vector4d& color
     case GeometryType::Box:
       node = shapeGeode(new osg::Box(osg::Vec3(), static_cast<float>(g.size.x()), static_cast<float>(g.size.y()),
                                      static_cast<float>(g.size.z())),
-                        4);
+                        1.0f);
       break;
     case GeometryType::Sphere:
-      node = shapeGeode(new osg::Sphere(osg::Vec3(), static_cast<float>(g.radius)), 6);
+      node = shapeGeode(new osg::Sphere(osg::Vec3(), static_cast<float>(g.radius)), kRoundDetail);
       break;
     case GeometryType::Capsule:
-      node = shapeGeode(new osg::Capsule(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)), 6);
+      node = shapeGeode(new osg::Capsule(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)),
+                        kRoundDetail);
       break;
     case GeometryType::Cylinder:
-      node = shapeGeode(new osg::Cylinder(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)), 6);
+      node = shapeGeode(new osg::Cylinder(osg::Vec3(), static_cast<float>(g.radius), static_cast<float>(g.length)),
+                        kRoundDetail);
       break;
     case GeometryType::Ellipsoid: {
       // A unit sphere scaled to the semi-axes; normals renormalized.
       osg::ref_ptr<osg::MatrixTransform> scale =
           new osg::MatrixTransform(osg::Matrixd::scale(g.size.x(), g.size.y(), g.size.z()));
-      scale->addChild(shapeGeode(new osg::Sphere(osg::Vec3(), 1.0f), 6).get());
+      scale->addChild(shapeGeode(new osg::Sphere(osg::Vec3(), 1.0f), kRoundDetail).get());
       scale->getOrCreateStateSet()->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
       node = scale;
       break;

@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 constexpr double kClickPixels = 4.0;   // a press and release closer than this is a click
 constexpr double kGizmoPixels = 90.0;  // gizmo handle length on screen
 constexpr double kGizmoPickPixels = 7.0;
-constexpr double kZoomPerPixel = 0.1;   // right-drag zoom steps per pixel
+constexpr double kZoomPerPixel = 0.1;  // right-drag zoom steps per pixel
 
 osg::Matrixd toOsgMatrix(const Eigen::Matrix4d& m) {
   // OpenSceneGraph uses row vectors: its matrix is the transpose.
@@ -60,6 +60,7 @@ struct Viewport::Impl {
   Overlay overlay;
   bool overlayEnabled = true;
   std::function<void(const std::optional<PickResult>&)> onPick;
+  const SnapshotPublisher* lastPublisher = nullptr;
 
   // Mouse state.
   bool pressed[3] = {false, false, false};
@@ -198,8 +199,9 @@ std::unique_ptr<Viewport> Viewport::createOffscreen(int width, int height) {
   }
   const char* display = std::getenv("DISPLAY");
   if (display == nullptr || *display == '\0') {
-    throw ViewerError("cannot create an offscreen OpenGL context: DISPLAY is not set (no X display; run under "
-                      "xvfb-run, e.g. xvfb-run -a articula-run render ...)");
+    throw ViewerError(
+        "cannot create an offscreen OpenGL context: DISPLAY is not set (no X display; run under "
+        "xvfb-run, e.g. xvfb-run -a articula-run render ...)");
   }
   auto impl = std::make_unique<Impl>();
   impl->offscreen = true;
@@ -439,6 +441,12 @@ bool Viewport::isOverlayEnabled() const {
 }
 
 bool Viewport::pullSnapshot(SnapshotPublisher& publisher) {
+  // Versions are numbered per publisher: a new one starts the plots and
+  // stats afresh.
+  if (&publisher != m->lastPublisher) {
+    m->overlay.resetFeed();
+    m->lastPublisher = &publisher;
+  }
   if (!publisher.acquire()) return false;
   const RenderSnapshot& s = publisher.latest();
   if (m->scene) m->scene->applySnapshot(s);

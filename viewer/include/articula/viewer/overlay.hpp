@@ -109,6 +109,9 @@ class Overlay {
   /// plot's newest sample clears that plot (see PlotBuffer::push). The
   /// latest fed snapshot supplies the stats panel.
   void feed(const RenderSnapshot& snapshot);
+  /// Forgets the snapshots fed so far (their numbers and the plots' data),
+  /// for a new source whose versions start again from 1.
+  void resetFeed();
 
   // ---- input from the host window -------------------------------------------
   /// Pixel coordinates, origin top-left, y down (the size given to render()).
