@@ -285,6 +285,14 @@ void TestPlotBuffer::feedAppendsOnlyNewVersions() {
   QCOMPARE(fresh.plotData(k).size(), std::size_t{1});
   fresh.feed(makeSnapshot(0, 0.0));
   QCOMPARE(fresh.plotData(k).size(), std::size_t{1});
+
+  // A new source numbers its snapshots from 1 again: after resetFeed its
+  // first snapshot is taken (the plots start afresh).
+  o.resetFeed();
+  QCOMPARE(o.plotData(e).size(), std::size_t{0});
+  o.feed(makeSnapshot(1, 0.05));
+  QCOMPARE(o.plotData(e).size(), std::size_t{1});
+  QCOMPARE(o.plotData(e).time(0), 0.05);
 }
 
 void TestPlotBuffer::feedMapsQuantities() {
