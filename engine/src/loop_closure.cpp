@@ -1190,6 +1190,19 @@ bool LoopClosure::isEnabled() const {
   return closureOf(m_world, m_index, m_generation).policy.enabled;
 }
 
+double LoopClosure::computeResidualNorm() const {
+  auto& w = liveImpl(m_world, "LoopClosure");
+  const auto& c = w.closure(m_index, m_generation);
+  w.ensurePositions();
+  const int n = numResidualRows(c.family);
+  std::array<detail::ClosureRow, 6> rows;
+  w.closureRows(c, rows.data());
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i)
+    sum += rows[static_cast<std::size_t>(i)].residual * rows[static_cast<std::size_t>(i)].residual;
+  return std::sqrt(sum);
+}
+
 LoopClosureResidual LoopClosure::computeResidual() const {
   auto& w = liveImpl(m_world, "LoopClosure");
   const auto& c = w.closure(m_index, m_generation);

@@ -469,6 +469,15 @@ VectorXd World::getPositions() const {
   return m_impl->state.q;
 }
 
+void World::getPositions(Eigen::Ref<VectorXd> q) const {
+  m_impl->ensureModel();
+  if (q.size() != m_impl->model.nq) {
+    throw InvalidArgument("World::getPositions: expected " + std::to_string(m_impl->model.nq) + " entries, got " +
+                          std::to_string(q.size()));
+  }
+  q = m_impl->state.q;
+}
+
 void World::setPositions(const VectorXd& q) {
   auto& w = *m_impl;
   w.ensureModel();
@@ -487,6 +496,15 @@ void World::setPositions(const VectorXd& q) {
 VectorXd World::getVelocities() const {
   m_impl->ensureModel();
   return m_impl->state.v;
+}
+
+void World::getVelocities(Eigen::Ref<VectorXd> v) const {
+  m_impl->ensureModel();
+  if (v.size() != m_impl->model.nv) {
+    throw InvalidArgument("World::getVelocities: expected " + std::to_string(m_impl->model.nv) + " entries, got " +
+                          std::to_string(v.size()));
+  }
+  v = m_impl->state.v;
 }
 
 void World::setVelocities(const VectorXd& v) {

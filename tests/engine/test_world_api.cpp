@@ -72,6 +72,37 @@ class TestWorldApi : public QObject {
   Q_OBJECT
 
  private slots:
+  void stateIntoCallerStorage() {
+    // getPositions/getVelocities into a caller's vector equal the copies;
+    // a wrong size is refused. The residual norm equals computeResidual's.
+    World w;
+    Multibody mb = w.addMultibody("chain");
+    const Link a = mb.addLink({"a", Inertia::box(1.0, {0.1, 0.1, 0.5})}, JointSpec::revolute(Vector3d::UnitY()));
+    const Link b = mb.addLink({"b", Inertia::box(1.0, {0.1, 0.1, 0.5})}, a,
+                              JointSpec::ball().withParentOffset(translation(0, 0, -0.5)));
+    mb.setPositions((VectorXd(5) << 0.3, 0.1, 0.2, 0.3, 0.9).finished().normalized());
+    mb.setVelocities(Vector4d(0.5, -1.0, 2.0, 0.25));
+    VectorXd q(w.numPositions());
+    VectorXd v(w.numDofs());
+    w.getPositions(q);
+    w.getVelocities(v);
+    QCOMPARE(q, w.getPositions());
+    QCOMPARE(v, w.getVelocities());
+    VectorXd wrong(w.numPositions() + 1);
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, w.getPositions(wrong));
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, w.getVelocities(wrong));
+    LoopClosureSpec spec;
+    spec.frameA = Frame::World();
+    spec.offsetA = translation(0.2, 0.1, -0.7);
+    spec.frameB = b;
+    spec.offsetB = translation(0, 0, -0.5);
+    spec.family = LoopClosureFamily::Rigid;
+    const LoopClosure c = w.addLoopClosure("tie", spec);
+    const LoopClosureResidual r = c.computeResidual();
+    QVERIFY(r.norm > 0.1);
+    QVERIFY(std::abs(c.computeResidualNorm() - r.norm) <= 1e-14 * r.norm);
+  }
+
   void freshKinematicsTwoLinkArm();
   void freshVelocities();
   void rigidBodyVelocitiesFromWorldState();

@@ -43,14 +43,16 @@ void fillRenderSnapshot(const World& world, const SceneDescription& description,
     ClosureMark& m = out.closures[i];
     m.endpointA = c.getEndpointA().translation();
     m.endpointB = c.getEndpointB().translation();
-    const LoopClosureResidual r = c.computeResidual();
-    m.residual = r.norm;
-    m.enabled = r.enabled;
-    if (r.enabled) maxResidual = std::max(maxResidual, r.norm);
+    m.residual = c.computeResidualNorm();
+    m.enabled = c.isEnabled();
+    if (m.enabled) maxResidual = std::max(maxResidual, m.residual);
   }
 
   const std::span<const Contact> contacts = world.getContacts();
   const double dt = world.getOptions().timeStep;
+  // Room for twice the count when the array must grow: the count varies
+  // from step to step, and each growth would allocate inside step().
+  if (out.contacts.capacity() < contacts.size()) out.contacts.reserve(2 * contacts.size());
   out.contacts.resize(contacts.size());
   for (std::size_t i = 0; i < contacts.size(); ++i) {
     const Contact& c = contacts[i];
@@ -61,10 +63,12 @@ void fillRenderSnapshot(const World& world, const SceneDescription& description,
     m.depth = c.depth;
   }
 
-  const VectorXd q = world.getPositions();
-  const VectorXd v = world.getVelocities();
-  out.positions.assign(q.data(), q.data() + q.size());
-  out.velocities.assign(v.data(), v.data() + v.size());
+  // Straight into the snapshot's storage: publishing runs inside step(),
+  // which allocates nothing once the arrays have their sizes.
+  out.positions.resize(static_cast<std::size_t>(world.numPositions()));
+  out.velocities.resize(static_cast<std::size_t>(world.numDofs()));
+  world.getPositions(Eigen::Map<VectorXd>(out.positions.data(), world.numPositions()));
+  world.getVelocities(Eigen::Map<VectorXd>(out.velocities.data(), world.numDofs()));
 
   SimulationStats& s = out.stats;
   s.timings = world.getLastStepTimings();

@@ -138,6 +138,8 @@ class LoopClosure {
   bool isEnabled() const;
   /// Residual at the current positions (fresh), and the last step's force.
   LoopClosureResidual computeResidual() const;
+  /// computeResidual().norm without allocating (observers of a step use this).
+  double computeResidualNorm() const;
   /// World poses of endpoint A and B.
   Isometry3d getEndpointA() const;
   Isometry3d getEndpointB() const;

@@ -242,8 +242,13 @@ class World {
   int numDofs() const;
   StateSpace getStateSpace() const;
   VectorXd getPositions() const;
+  /// Copies q into `q` without allocating (observers of a step use this).
+  /// @throws InvalidArgument unless q.size() == numPositions().
+  void getPositions(Eigen::Ref<VectorXd> q) const;
   void setPositions(const VectorXd& q);
   VectorXd getVelocities() const;
+  /// Copies v into `v` without allocating. @throws InvalidArgument unless v.size() == numDofs().
+  void getVelocities(Eigen::Ref<VectorXd> v) const;
   void setVelocities(const VectorXd& v);
   WorldState getState() const;
   /// Writes back a state copy. @throws InvalidArgument on size mismatch.

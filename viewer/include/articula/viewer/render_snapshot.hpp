@@ -65,8 +65,10 @@ struct RenderSnapshot {
 
 /// Fills `out` from `world` for the layout of `description` (same world,
 /// same design), on the thread that owns the world. Reuses `out`'s
-/// storage. Sets descriptionVersion; does not touch out.version (the
-/// publisher numbers snapshots) nor the rate fields of out.stats.
+/// storage: once its arrays have their sizes it allocates nothing, except
+/// when the contact count exceeds the room kept (twice the count at the
+/// last growth). Sets descriptionVersion; does not touch
+/// out.version (the publisher numbers snapshots) nor the rate fields of out.stats.
 void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out);
 
 }  // namespace articula::viewer
