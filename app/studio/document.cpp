@@ -1,0 +1,213 @@
+#include "document.hpp"
+
+#include "commands.hpp"
+
+#include <articula/io/scene_file.hpp>
+
+#include <QUndoStack>
+
+#include <algorithm>
+#include <exception>
+
+namespace articula::studio {
+
+Document::Document(QObject* parent) : QObject(parent), m_world(std::make_unique<World>()) {
+  m_undo = new QUndoStack(this);
+  connect(m_undo, &QUndoStack::cleanChanged, this, &Document::fileStateChanged);
+  m_world->addGroundPlane();
+}
+
+Document::~Document() = default;
+
+QString Document::displayName() const {
+  if (!m_filePath.empty()) return QString::fromStdString(m_filePath.filename().string());
+  if (!m_sourcePath.empty()) return QString::fromStdString(m_sourcePath.filename().string());
+  return QStringLiteral("untitled");
+}
+
+bool Document::isModified() const {
+  return !m_undo->isClean();
+}
+
+void Document::newDesign() {
+  auto fresh = std::make_unique<World>();
+  fresh->addGroundPlane();
+  m_world = std::move(fresh);
+  m_filePath.clear();
+  m_sourcePath.clear();
+  m_report.reset();
+  m_recording.reset();
+  m_dragStart.reset();
+  m_undo->clear();
+  m_undo->setClean();
+  m_selection.clear();
+  emit designReset();
+  emit selectionChanged();
+  emit fileStateChanged();
+}
+
+io::ImportReport Document::open(const std::filesystem::path& file, const io::ImportOptions& options) {
+  // Import into a fresh world: on failure the open design is untouched.
+  auto fresh = std::make_unique<World>();
+  io::ImportReport report = io::importFile(*fresh, file, options);
+  m_world = std::move(fresh);
+  m_sourcePath = file;
+  m_filePath = file.extension() == ".articula" ? file : std::filesystem::path();
+  m_report = report;
+  m_recording = report.recording;
+  m_dragStart.reset();
+  m_undo->clear();
+  m_undo->setClean();
+  m_selection.clear();
+  emit designReset();
+  emit selectionChanged();
+  emit fileStateChanged();
+  return report;
+}
+
+void Document::save(const std::filesystem::path& file) {
+  io::saveScene(*m_world, file, m_recording);
+  m_filePath = file;
+  m_sourcePath = file;
+  m_undo->setClean();
+  emit fileStateChanged();
+}
+
+void Document::markRecovered(const std::filesystem::path& original) {
+  m_filePath = original.extension() == ".articula" ? original : std::filesystem::path();
+  if (!original.empty()) m_sourcePath = original;
+  m_undo->resetClean();
+  emit fileStateChanged();
+}
+
+void Document::writeCopy(const std::filesystem::path& file) const {
+  io::saveScene(*m_world, file, m_recording);
+}
+
+std::filesystem::path Document::baseDirectory() const {
+  if (!m_sourcePath.empty()) return m_sourcePath.parent_path();
+  return {};
+}
+
+std::string Document::sceneText() const {
+  return io::sceneToString(*m_world, baseDirectory());
+}
+
+void Document::restoreText(const std::string& text) {
+  const std::string previous = sceneText();
+  m_world->clear();
+  try {
+    io::loadSceneFromString(*m_world, text, "<design>", baseDirectory());
+  } catch (...) {
+    m_world->clear();
+    io::loadSceneFromString(*m_world, previous, "<design>", baseDirectory());
+    throw;
+  }
+  m_dragStart.reset();
+  dropStaleSelection();
+  emit designReset();
+}
+
+bool Document::edit(const QString& label, const std::function<void(World&)>& op, QString* error,
+                    const QString& mergeKey) {
+  if (m_locked) {
+    if (error) *error = tr("The design cannot be changed while the simulation runs.");
+    return false;
+  }
+  const std::string before = sceneText();
+  try {
+    op(*m_world);
+  } catch (const std::exception& e) {
+    try {
+      restoreText(before);
+    } catch (const std::exception&) {
+      // The text was written by sceneText() a moment ago and reads back.
+    }
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  std::string after = sceneText();
+  if (after == before) return true;
+  m_undo->push(new SceneTextCommand(this, label, before, std::move(after), mergeKey));
+  notifyDesignChanged();
+  return true;
+}
+
+void Document::writePositions(const VectorXd& q, const std::vector<ObjectRef>& hold) {
+  m_world->setPositions(q);
+  if (m_world->numLoopClosures() == 0 && m_world->numJointCouplers() == 0) return;
+  ClosureProjectionOptions options;
+  for (const ObjectRef& ref : hold) {
+    if (auto joint = findJoint(*m_world, ref)) options.lockedJoints.push_back(*joint);
+    if (auto link = findLink(*m_world, ref)) options.lockedJoints.push_back(link->getParentJoint());
+    if (auto body = findRigidBody(*m_world, ref)) options.lockedRigidBodies.push_back(*body);
+  }
+  options.projectVelocities = false;
+  m_world->projectClosures(options);
+}
+
+void Document::beginPositionsDrag() {
+  m_dragStart = m_world->getPositions();
+}
+
+void Document::setPositionsLive(const VectorXd& q, const std::vector<ObjectRef>& hold) {
+  if (m_locked) return;
+  writePositions(q, hold);
+  emit positionsChanged();
+}
+
+void Document::endPositionsDrag(const QString& label) {
+  if (!m_dragStart) return;
+  const VectorXd before = *m_dragStart;
+  m_dragStart.reset();
+  const VectorXd after = m_world->getPositions();
+  if (before.size() == after.size() && before == after) return;
+  m_undo->push(new PositionsCommand(this, label, before, after, QString()));
+}
+
+void Document::setPositions(const QString& label, const VectorXd& q, const std::vector<ObjectRef>& hold,
+                            const QString& mergeKey) {
+  if (m_locked) return;
+  const VectorXd before = m_world->getPositions();
+  writePositions(q, hold);
+  const VectorXd after = m_world->getPositions();
+  if (before == after) return;
+  m_undo->push(new PositionsCommand(this, label, before, after, mergeKey));
+  emit positionsChanged();
+}
+
+double Document::maxClosureResidual() const {
+  double largest = 0.0;
+  for (const LoopClosure& c : m_world->getLoopClosures()) {
+    if (c.isEnabled()) largest = std::max(largest, c.computeResidualNorm());
+  }
+  return largest;
+}
+
+void Document::setLocked(bool locked) {
+  m_locked = locked;
+}
+
+void Document::setSelection(const std::vector<ObjectRef>& selection) {
+  if (selection == m_selection) return;
+  m_selection = selection;
+  emit selectionChanged();
+}
+
+void Document::dropStaleSelection() {
+  const auto stale = [this](const ObjectRef& r) { return !exists(*m_world, r); };
+  if (std::none_of(m_selection.begin(), m_selection.end(), stale)) return;
+  m_selection.erase(std::remove_if(m_selection.begin(), m_selection.end(), stale), m_selection.end());
+  emit selectionChanged();
+}
+
+void Document::notifyDesignChanged() {
+  dropStaleSelection();
+  emit designChanged();
+}
+
+void Document::notifyPositionsChanged() {
+  emit positionsChanged();
+}
+
+}  // namespace articula::studio

@@ -1,0 +1,956 @@
+// The design edits of the studio (edit_operations.hpp).
+#include "edit_operations.hpp"
+
+#include <articula/error.hpp>
+#include <articula/io/scene_file.hpp>
+
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+namespace articula::studio::ops {
+
+namespace {
+
+// ---- look-ups ------------------------------------------------------------------
+
+std::string quoted(const std::string& name) {
+  return "'" + name + "'";
+}
+
+[[noreturn]] void throwMissing(const ObjectRef& ref) {
+  throw InvalidArgument(std::string("there is no ") + kindName(ref.kind) + " named " + quoted(ref.name));
+}
+
+RigidBody requireRigidBody(const World& world, const ObjectRef& ref) {
+  auto body = findRigidBody(world, ref);
+  if (!body) throwMissing(ref);
+  return *body;
+}
+
+Multibody requireMultibody(const World& world, const ObjectRef& ref) {
+  auto mb = findMultibody(world, ref);
+  if (!mb) throwMissing(ref);
+  return *mb;
+}
+
+Link requireLink(const World& world, const ObjectRef& ref) {
+  auto link = findLink(world, ref);
+  if (!link) throwMissing(ref);
+  return *link;
+}
+
+Joint requireJoint(const World& world, const ObjectRef& ref) {
+  auto joint = findJoint(world, ref);
+  if (!joint) throwMissing(ref);
+  return *joint;
+}
+
+Shape requireShape(const World& world, const ObjectRef& ref) {
+  auto shape = findShape(world, ref);
+  if (!shape) throwMissing(ref);
+  return *shape;
+}
+
+LoopClosure requireLoopClosure(const World& world, const ObjectRef& ref) {
+  auto closure = findLoopClosure(world, ref);
+  if (!closure) throwMissing(ref);
+  return *closure;
+}
+
+JointCoupler requireCoupler(const World& world, const ObjectRef& ref) {
+  auto coupler = findCoupler(world, ref);
+  if (!coupler) throwMissing(ref);
+  return *coupler;
+}
+
+Frame requireFrame(const World& world, const ObjectRef& ref) {
+  auto frame = findFrame(world, ref);
+  if (!frame) throwMissing(ref);
+  return *frame;
+}
+
+// Rigid bodies, multibodies and user frames share one namespace; "world"
+// names the world frame in scene files.
+bool worldNameTaken(const World& world, const std::string& name) {
+  return name == "world" || world.hasRigidBody(name) || world.hasMultibody(name) || world.hasFrame(name);
+}
+
+bool shapeNameTaken(const World& world, const std::string& name) {
+  return world.getShape(name).has_value();
+}
+
+// The body a rigid-body, link or joint reference names, as a frame.
+Frame bodyFrame(const World& world, const ObjectRef& ref) {
+  switch (ref.kind) {
+    case ObjectKind::RigidBody:
+      return requireRigidBody(world, ref);
+    case ObjectKind::Link:
+      return requireLink(world, ref);
+    case ObjectKind::Joint:
+      return requireJoint(world, ref).getChildLink();
+    default:
+      throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " (" + quoted(ref.name) +
+                            ") has no mass properties; select a rigid body or a link");
+  }
+}
+
+// ---- joint specs ---------------------------------------------------------------
+
+JointSpec jointSpecFor(JointType type) {
+  switch (type) {
+    case JointType::Weld:
+      return JointSpec::weld();
+    case JointType::Revolute:
+      return JointSpec::revolute(Vector3d::UnitZ());
+    case JointType::Prismatic:
+      return JointSpec::prismatic(Vector3d::UnitZ());
+    case JointType::Screw:
+      return JointSpec::screw(Vector3d::UnitZ(), 0.01);
+    case JointType::Universal:
+      return JointSpec::universal(Vector3d::UnitZ(), Vector3d::UnitY());
+    case JointType::Ball:
+      return JointSpec::ball();
+    case JointType::Euler:
+      return JointSpec::euler();
+    case JointType::Planar:
+      return JointSpec::planar();
+    case JointType::Translational:
+      return JointSpec::translational();
+    case JointType::Free:
+      return JointSpec::free();
+  }
+  throw InvalidArgument("unknown joint type");
+}
+
+// ---- shapes --------------------------------------------------------------------
+
+// Everything needed to create a shape again.
+struct ShapeCopy {
+  bool collision = true;
+  Frame owner;
+  CollisionShapeOptions collisionOptions;
+  VisualShapeOptions visualOptions;
+};
+
+ShapeCopy captureShape(const Shape& shape) {
+  ShapeCopy c;
+  c.collision = shape.isCollision();
+  c.owner = shape.getOwner();
+  if (c.collision) {
+    c.collisionOptions.name = shape.name();
+    c.collisionOptions.geometry = shape.getGeometry();
+    c.collisionOptions.pose = shape.getLocalPose();
+    c.collisionOptions.material = shape.getMaterial();
+    c.collisionOptions.collidable = shape.isCollidable();
+  } else {
+    c.visualOptions.name = shape.name();
+    c.visualOptions.geometry = shape.getGeometry();
+    c.visualOptions.pose = shape.getLocalPose();
+    c.visualOptions.color = shape.getColor();
+  }
+  return c;
+}
+
+Shape addShape(World& world, const ShapeCopy& c) {
+  return c.collision ? world.addCollisionShape(c.owner, c.collisionOptions)
+                     : world.addVisualShape(c.owner, c.visualOptions);
+}
+
+void setCopyGeometry(ShapeCopy& c, const Geometry& geometry) {
+  if (c.collision) {
+    c.collisionOptions.geometry = geometry;
+  } else {
+    c.visualOptions.geometry = geometry;
+  }
+}
+
+void setCopyName(ShapeCopy& c, const std::string& name) {
+  if (c.collision) {
+    c.collisionOptions.name = name;
+  } else {
+    c.visualOptions.name = name;
+  }
+}
+
+// Shapes of `owner` in creation order (collision and visual together).
+std::vector<Shape> shapesOf(const World& world, const Frame& owner) {
+  std::vector<Shape> shapes = world.getCollisionShapes(owner);
+  const std::vector<Shape> visual = world.getVisualShapes(owner);
+  shapes.insert(shapes.end(), visual.begin(), visual.end());
+  std::sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) { return a.index() < b.index(); });
+  return shapes;
+}
+
+// Re-creates `first` and every later item of the same sequence with
+// `replace` applied to `first`'s copy, so that the sequence keeps its order.
+// When re-creating fails, the originals are put back and the error rethrown.
+// `add(copy, false)` creates an item, `add(copy, true)` removes the item of
+// that name if there is one.
+template <typename Copy, typename Remove, typename Add>
+void recreateInOrder(const std::vector<Copy>& copies, std::size_t first, const std::function<void(Copy&)>& replace,
+                     Remove remove, Add add) {
+  const std::vector<Copy> originals(copies.begin() + static_cast<std::ptrdiff_t>(first), copies.end());
+  std::vector<Copy> changed = originals;
+  replace(changed.front());
+  remove();
+  std::size_t added = 0;
+  try {
+    for (const Copy& c : changed) {
+      add(c, false);
+      ++added;
+    }
+  } catch (...) {
+    // The item that failed may exist half-configured: take it away too.
+    for (std::size_t k = std::min(added + 1, changed.size()); k-- > 0;) add(changed[k], true);
+    for (const Copy& c : originals) add(c, false);
+    throw;
+  }
+}
+
+// ---- loop closures and couplers ------------------------------------------------
+
+struct ClosureCopy {
+  std::string name;
+  LoopClosureSpec spec;
+  LoopClosureRuntimePolicy policy;
+};
+
+struct CouplerCopy {
+  std::string name;
+  JointCouplerSpec spec;
+  LoopClosureRuntimePolicy policy;
+};
+
+// Moves the follower so that the coupler holds (when it is projected).
+void satisfyCoupler(const JointCoupler& coupler) {
+  const LoopClosureRuntimePolicy policy = coupler.getRuntimePolicy();
+  if (!policy.enabled || policy.kinematics != ClosureKinematicsPolicy::Project) return;
+  const JointCouplerSpec spec = coupler.getSpec();
+  Joint follower = spec.follower;
+  follower.setPosition(0, spec.ratio * spec.leader.getPosition(0) + spec.offset);
+}
+
+// ---- inertia -------------------------------------------------------------------
+
+void requirePositive(double value, const char* what) {
+  if (!std::isfinite(value) || value <= 0.0) {
+    std::ostringstream os;
+    os << what << " must be positive and finite (got " << value << ")";
+    throw InvalidArgument(os.str());
+  }
+}
+
+Matrix3d diagonal(double xx, double yy, double zz) {
+  return Vector3d(xx, yy, zz).asDiagonal();
+}
+
+// Σ of mass properties given in the body frame: masses add, the COM is the
+// mass-weighted mean, and each rotational inertia moves to the common COM
+// by the parallel-axis theorem I + m (|d|² 1 − d dᵀ).
+Inertia combine(const std::vector<Inertia>& parts) {
+  Inertia total;
+  total.mass = 0.0;
+  total.com.setZero();
+  total.rotational.setZero();
+  for (const Inertia& p : parts) {
+    total.mass += p.mass;
+    total.com += p.mass * p.com;
+  }
+  total.com /= total.mass;
+  for (const Inertia& p : parts) {
+    const Vector3d d = p.com - total.com;
+    total.rotational += p.rotational + p.mass * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose());
+  }
+  // Remove the round-off asymmetry of the sums.
+  total.rotational = 0.5 * (total.rotational + total.rotational.transpose()).eval();
+  return total;
+}
+
+// ---- rename ----------------------------------------------------------------------
+
+using tinyxml2::XMLElement;
+
+void replaceAttribute(XMLElement* e, const char* attribute, const std::string& from, const std::string& to) {
+  const char* value = e->Attribute(attribute);
+  if (value != nullptr && from == value) e->SetAttribute(attribute, to.c_str());
+}
+
+// Replaces the leading "from/" of an attribute by "to/".
+void replacePrefix(XMLElement* e, const char* attribute, const std::string& from, const std::string& to) {
+  const char* value = e->Attribute(attribute);
+  if (value == nullptr) return;
+  const std::string text = value;
+  const std::string prefix = from + "/";
+  if (text.compare(0, prefix.size(), prefix) == 0)
+    e->SetAttribute(attribute, (to + "/" + text.substr(prefix.size())).c_str());
+}
+
+// The attributes that name a frame ("world", a rigid body, "multibody/link"
+// or a user frame), per element.
+const std::vector<std::pair<std::string, std::vector<const char*>>>& frameAttributes() {
+  static const std::vector<std::pair<std::string, std::vector<const char*>>> attributes = {
+      {"shape", {"owner"}},
+      {"frame", {"parent"}},
+      {"collision_setting", {"a", "b"}},
+      {"loop_closure", {"frame_a", "frame_b"}},
+  };
+  return attributes;
+}
+
+// Applies `f(element, attribute)` to every frame reference of the scene.
+template <typename F>
+void forEachFrameReference(XMLElement* root, F f) {
+  for (XMLElement* e = root->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+    for (const auto& [element, attributes] : frameAttributes()) {
+      if (element != e->Name()) continue;
+      for (const char* attribute : attributes) f(e, attribute);
+    }
+  }
+}
+
+template <typename F>
+void forEachJointReference(XMLElement* root, F f) {
+  for (XMLElement* e = root->FirstChildElement("joint_coupler"); e != nullptr;
+       e = e->NextSiblingElement("joint_coupler")) {
+    f(e, "leader");
+    f(e, "follower");
+  }
+}
+
+XMLElement* namedChild(XMLElement* root, const char* element, const std::string& name) {
+  for (XMLElement* e = root->FirstChildElement(element); e != nullptr; e = e->NextSiblingElement(element)) {
+    const char* value = e->Attribute("name");
+    if (value != nullptr && name == value) return e;
+  }
+  return nullptr;
+}
+
+XMLElement* requireNamedChild(XMLElement* root, const char* element, const std::string& name) {
+  XMLElement* e = namedChild(root, element, name);
+  if (e == nullptr) throw InvalidArgument("the scene has no <" + std::string(element) + "> named " + quoted(name));
+  return e;
+}
+
+// Rewrites the serialized design so that `ref` is called `newName`.
+void renameInScene(XMLElement* root, const ObjectRef& ref, const std::string& newName) {
+  switch (ref.kind) {
+    case ObjectKind::RigidBody:
+    case ObjectKind::Frame: {
+      requireNamedChild(root, ref.kind == ObjectKind::RigidBody ? "rigid_body" : "frame", ref.name)
+          ->SetAttribute("name", newName.c_str());
+      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newName); });
+      break;
+    }
+    case ObjectKind::Multibody: {
+      requireNamedChild(root, "multibody", ref.name)->SetAttribute("name", newName.c_str());
+      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replacePrefix(e, a, ref.name, newName); });
+      forEachJointReference(root, [&](XMLElement* e, const char* a) { replacePrefix(e, a, ref.name, newName); });
+      break;
+    }
+    case ObjectKind::Link: {
+      const auto [mbName, linkName] = splitPath(ref.name);
+      XMLElement* mb = requireNamedChild(root, "multibody", mbName);
+      requireNamedChild(mb, "link", linkName)->SetAttribute("name", newName.c_str());
+      for (XMLElement* l = mb->FirstChildElement("link"); l != nullptr; l = l->NextSiblingElement("link")) {
+        replaceAttribute(l, "parent", linkName, newName);
+      }
+      const std::string newPath = mbName + "/" + newName;
+      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newPath); });
+      break;
+    }
+    case ObjectKind::Joint: {
+      const auto [mbName, jointName] = splitPath(ref.name);
+      XMLElement* mb = requireNamedChild(root, "multibody", mbName);
+      XMLElement* joint = nullptr;
+      for (XMLElement* l = mb->FirstChildElement("link"); l != nullptr && joint == nullptr;
+           l = l->NextSiblingElement("link")) {
+        XMLElement* j = l->FirstChildElement("joint");
+        if (j != nullptr && j->Attribute("name") != nullptr && jointName == j->Attribute("name")) joint = j;
+      }
+      if (joint == nullptr) throw InvalidArgument("the scene has no joint named " + quoted(ref.name));
+      joint->SetAttribute("name", newName.c_str());
+      const std::string newPath = mbName + "/" + newName;
+      forEachJointReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newPath); });
+      break;
+    }
+    case ObjectKind::Shape:
+      requireNamedChild(root, "shape", ref.name)->SetAttribute("name", newName.c_str());
+      break;
+    case ObjectKind::LoopClosure:
+      requireNamedChild(root, "loop_closure", ref.name)->SetAttribute("name", newName.c_str());
+      break;
+    case ObjectKind::Coupler:
+      requireNamedChild(root, "joint_coupler", ref.name)->SetAttribute("name", newName.c_str());
+      break;
+    default:
+      throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be renamed");
+  }
+}
+
+// Whether `newName` is taken by another object of the kind's namespace.
+bool nameTaken(const World& world, const ObjectRef& ref, const std::string& newName) {
+  switch (ref.kind) {
+    case ObjectKind::RigidBody:
+    case ObjectKind::Multibody:
+    case ObjectKind::Frame:
+      return worldNameTaken(world, newName);
+    case ObjectKind::Link:
+      return requireLink(world, ref).getMultibody().hasLink(newName);
+    case ObjectKind::Joint:
+      return requireJoint(world, ref).getMultibody().hasJoint(newName);
+    case ObjectKind::Shape:
+      return shapeNameTaken(world, newName);
+    case ObjectKind::LoopClosure:
+      return world.hasLoopClosure(newName);
+    case ObjectKind::Coupler:
+      return world.hasJointCoupler(newName);
+    default:
+      throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be renamed");
+  }
+}
+
+// The last component of a reference name ("multibody/link" → "link").
+std::string leafOf(const ObjectRef& ref) {
+  if (ref.kind == ObjectKind::Link || ref.kind == ObjectKind::Joint) return splitPath(ref.name).second;
+  return ref.name;
+}
+
+ObjectRef renamedRef(const ObjectRef& ref, const std::string& newName) {
+  if (ref.kind == ObjectKind::Link || ref.kind == ObjectKind::Joint) {
+    return ObjectRef{ref.kind, splitPath(ref.name).first + "/" + newName};
+  }
+  return ObjectRef{ref.kind, newName};
+}
+
+}  // namespace
+
+// ---- names -------------------------------------------------------------------------
+
+std::string uniqueName(const std::string& base, const std::function<bool(const std::string&)>& taken) {
+  if (!taken(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+// ---- inertia -------------------------------------------------------------------------
+
+Inertia primitiveInertia(const Geometry& g, double density) {
+  requirePositive(density, "density");
+  constexpr double pi = std::numbers::pi;
+  Inertia in;
+  in.com.setZero();
+  switch (g.type) {
+    case GeometryType::Box: {
+      const Vector3d s = g.size;
+      requirePositive(s.x(), "box size x");
+      requirePositive(s.y(), "box size y");
+      requirePositive(s.z(), "box size z");
+      in.mass = density * s.x() * s.y() * s.z();
+      in.rotational =
+          diagonal(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()) *
+          (in.mass / 12.0);
+      return in;
+    }
+    case GeometryType::Sphere: {
+      const double r = g.radius;
+      requirePositive(r, "sphere radius");
+      in.mass = density * 4.0 / 3.0 * pi * r * r * r;
+      in.rotational = Matrix3d::Identity() * (0.4 * in.mass * r * r);
+      return in;
+    }
+    case GeometryType::Cylinder: {
+      const double r = g.radius;
+      const double l = g.length;
+      requirePositive(r, "cylinder radius");
+      requirePositive(l, "cylinder length");
+      in.mass = density * pi * r * r * l;
+      const double side = in.mass * (3.0 * r * r + l * l) / 12.0;
+      in.rotational = diagonal(side, side, 0.5 * in.mass * r * r);
+      return in;
+    }
+    case GeometryType::Capsule: {
+      // A cylinder of length l plus two hemispheres of radius r whose flat
+      // faces close its ends. A hemisphere of mass m has its COM 3r/8 from
+      // its flat face and, about a diameter of that face, 2/5 m r²; about
+      // the capsule centre (distance l/2 + 3r/8 from its COM) that is
+      // 2/5 m r² − m (3r/8)² + m (l/2 + 3r/8)² = m (2/5 r² + l²/4 + 3 l r / 8).
+      const double r = g.radius;
+      const double l = g.length;
+      requirePositive(r, "capsule radius");
+      requirePositive(l, "capsule length");
+      const double mCylinder = density * pi * r * r * l;
+      const double mSpheres = density * 4.0 / 3.0 * pi * r * r * r;  // both hemispheres
+      in.mass = mCylinder + mSpheres;
+      const double side =
+          mCylinder * (3.0 * r * r + l * l) / 12.0 + mSpheres * (0.4 * r * r + 0.25 * l * l + 0.375 * l * r);
+      const double axial = 0.5 * mCylinder * r * r + 0.4 * mSpheres * r * r;
+      in.rotational = diagonal(side, side, axial);
+      return in;
+    }
+    case GeometryType::Ellipsoid: {
+      const Vector3d a = g.size;
+      requirePositive(a.x(), "ellipsoid semi-axis x");
+      requirePositive(a.y(), "ellipsoid semi-axis y");
+      requirePositive(a.z(), "ellipsoid semi-axis z");
+      in.mass = density * 4.0 / 3.0 * pi * a.x() * a.y() * a.z();
+      in.rotational =
+          diagonal(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(), a.x() * a.x() + a.y() * a.y()) *
+          (in.mass / 5.0);
+      return in;
+    }
+    case GeometryType::Plane:
+    case GeometryType::ConvexMesh:
+    case GeometryType::TriangleMesh:
+      break;
+  }
+  throw InvalidArgument("no mass properties for a " + std::string(toString(g.type)) +
+                        " shape (only box, sphere, capsule, cylinder and ellipsoid)");
+}
+
+Inertia inertiaFromShapes(const World& world, const ObjectRef& body, double density,
+                          std::vector<std::string>* skipped) {
+  requirePositive(density, "density");
+  const Frame frame = bodyFrame(world, body);
+  std::vector<Shape> shapes = world.getCollisionShapes(frame);
+  if (shapes.empty()) shapes = world.getVisualShapes(frame);
+  std::vector<Inertia> parts;
+  for (const Shape& shape : shapes) {
+    const Geometry& g = shape.getGeometry();
+    if (g.type == GeometryType::Plane || g.type == GeometryType::ConvexMesh || g.type == GeometryType::TriangleMesh) {
+      if (skipped != nullptr) skipped->push_back(shape.name());
+      continue;
+    }
+    // Shape frame S in the body frame B: com_B = X_BS·com_S, I_B = R_BS I_S R_BSᵀ.
+    const Isometry3d X_BS = shape.getLocalPose();
+    const Inertia local = primitiveInertia(g, density);
+    Inertia part;
+    part.mass = local.mass;
+    part.com = X_BS * local.com;
+    part.rotational = X_BS.linear() * local.rotational * X_BS.linear().transpose();
+    parts.push_back(part);
+  }
+  if (parts.empty()) {
+    throw InvalidArgument(std::string(kindName(body.kind)) + " " + quoted(body.name) +
+                          " has no box, sphere, capsule, cylinder or ellipsoid shape to compute its inertia from");
+  }
+  return combine(parts);
+}
+
+// ---- creation ------------------------------------------------------------------------
+
+namespace {
+
+// Adds `shape` to `owner` as a collision and a visual shape named after `base`.
+void addBodyShapes(World& world, const Frame& owner, const std::string& base, const BodyShape& shape) {
+  const auto taken = [&](const std::string& n) { return shapeNameTaken(world, n); };
+  CollisionShapeOptions collision;
+  collision.name = uniqueName(base + "_collision", taken);
+  collision.geometry = shape.geometry;
+  world.addCollisionShape(owner, collision);
+  VisualShapeOptions visual;
+  visual.name = uniqueName(base + "_visual", taken);
+  visual.geometry = shape.geometry;
+  visual.color = shape.color;
+  world.addVisualShape(owner, visual);
+}
+
+}  // namespace
+
+ObjectRef createRigidBody(World& world, const std::string& name, const BodyShape& shape, const Isometry3d& pose) {
+  const std::string n =
+      name.empty() ? uniqueName("body", [&](const std::string& s) { return worldNameTaken(world, s); }) : name;
+  if (n == "world") throw TopologyError("the name 'world' is reserved for the world frame");
+  RigidBodyOptions options;
+  options.inertia = primitiveInertia(shape.geometry, shape.density);
+  options.pose = pose;
+  const RigidBody body = world.addRigidBody(n, options);
+  addBodyShapes(world, body, n, shape);
+  return refOf(body);
+}
+
+ObjectRef createMultibody(World& world, const std::string& name, JointType rootJoint, const BodyShape& shape,
+                          const Isometry3d& pose) {
+  const std::string n =
+      name.empty() ? uniqueName("multibody", [&](const std::string& s) { return worldNameTaken(world, s); }) : name;
+  if (n == "world") throw TopologyError("the name 'world' is reserved for the world frame");
+  const Inertia inertia = primitiveInertia(shape.geometry, shape.density);
+  Multibody mb = world.addMultibody(n);
+  LinkOptions options;
+  options.name = "root";
+  options.inertia = inertia;
+  const Link root = mb.addLink(options, jointSpecFor(rootJoint).withParentOffset(pose).named("root_joint"));
+  addBodyShapes(world, root, n + "_root", shape);
+  return refOf(root);
+}
+
+ObjectRef addLink(World& world, const ObjectRef& parentLink, const std::string& name, JointType type,
+                  const Isometry3d& parentOffset, const BodyShape& shape) {
+  const Link parent = requireLink(world, parentLink);
+  Multibody mb = parent.getMultibody();
+  const std::string n = name.empty() ? uniqueName("link", [&](const std::string& s) { return mb.hasLink(s); }) : name;
+  if (n.find('/') != std::string::npos) throw InvalidArgument("link name " + quoted(n) + " must not contain '/'");
+  const std::string jointName = uniqueName(n + "_joint", [&](const std::string& s) { return mb.hasJoint(s); });
+  LinkOptions options;
+  options.name = n;
+  options.inertia = primitiveInertia(shape.geometry, shape.density);
+  const Link link = mb.addLink(options, parent, jointSpecFor(type).withParentOffset(parentOffset).named(jointName));
+  addBodyShapes(world, link, mb.name() + "_" + n, shape);
+  return refOf(link);
+}
+
+ObjectRef addLoopClosure(World& world, const std::string& name, const ObjectRef& frameA, const ObjectRef& frameB,
+                         LoopClosureFamily family) {
+  LoopClosureSpec spec;
+  spec.frameA = requireFrame(world, frameA);
+  spec.frameB = requireFrame(world, frameB);
+  spec.family = family;
+  const Isometry3d X_WA = spec.frameA.getWorldTransform();
+  const Isometry3d X_WB = spec.frameB.getWorldTransform();
+  if (family == LoopClosureFamily::Distance) {
+    spec.length = (X_WB.translation() - X_WA.translation()).norm();
+    // Origins closer than this coincide up to the round-off of assembled chains.
+    if (!(spec.length > 1e-9)) {
+      throw InvalidArgument("a distance closure between " + quoted(frameA.name) + " and " + quoted(frameB.name) +
+                            " needs origins that are apart; they coincide");
+    }
+  } else {
+    // Endpoint A is frame B's pose seen from frame A: X_AB = X_WA⁻¹ X_WB.
+    spec.offsetA = X_WA.inverse(Eigen::Isometry) * X_WB;
+    spec.offsetB = Isometry3d::Identity();
+  }
+  return refOf(world.addLoopClosure(name, spec));
+}
+
+ObjectRef addCoupler(World& world, const std::string& name, const ObjectRef& leader, const ObjectRef& follower,
+                     double ratio, double offset) {
+  JointCouplerSpec spec;
+  spec.leader = requireJoint(world, leader);
+  spec.follower = requireJoint(world, follower);
+  spec.ratio = ratio;
+  spec.offset = offset;
+  const JointCoupler coupler = world.addJointCoupler(name, spec);
+  satisfyCoupler(coupler);
+  return refOf(coupler);
+}
+
+ObjectRef addUserFrame(World& world, const std::string& name, const ObjectRef& parent, const Isometry3d& pose,
+                       bool fixed) {
+  const Frame p = requireFrame(world, parent);
+  const std::string n =
+      name.empty() ? uniqueName("frame", [&](const std::string& s) { return worldNameTaken(world, s); }) : name;
+  if (n == "world") throw TopologyError("the name 'world' is reserved for the world frame");
+  if (fixed) return refOfFrame(world.addFixedFrame(n, p, pose));
+  return refOfFrame(world.addFreeFrame(n, p, pose));
+}
+
+// ---- removal and copies ----------------------------------------------------------------
+
+void remove(World& world, const ObjectRef& ref) {
+  switch (ref.kind) {
+    case ObjectKind::RigidBody:
+      world.remove(requireRigidBody(world, ref));
+      return;
+    case ObjectKind::Multibody:
+      world.remove(requireMultibody(world, ref));
+      return;
+    case ObjectKind::Link:
+    case ObjectKind::Joint: {
+      Link link = ref.kind == ObjectKind::Link ? requireLink(world, ref) : requireJoint(world, ref).getChildLink();
+      // A multibody without its root link is not a valid design: removing
+      // the root removes the whole multibody.
+      if (!link.getParentLink()) {
+        world.remove(link.getMultibody());
+      } else {
+        link.remove();
+      }
+      return;
+    }
+    case ObjectKind::Shape:
+      world.remove(requireShape(world, ref));
+      return;
+    case ObjectKind::LoopClosure:
+      world.remove(requireLoopClosure(world, ref));
+      return;
+    case ObjectKind::Coupler:
+      world.remove(requireCoupler(world, ref));
+      return;
+    case ObjectKind::Frame:
+      world.remove(requireFrame(world, ref));
+      return;
+    default:
+      break;
+  }
+  throw InvalidArgument(std::string("the ") + kindName(ref.kind) + " cannot be removed");
+}
+
+namespace {
+
+// A copy of a whole multibody (its root link's subtree) next to the original.
+Multibody copyMultibody(World& world, const Multibody& mb, const Vector3d& shift) {
+  const auto root = mb.getRootLink();
+  if (!root) throw TopologyError("multibody " + quoted(mb.name()) + " has no root link to copy");
+  const JointSpec spec = root->getParentJoint().getSpec();
+  const std::string name = uniqueName(mb.name(), [&](const std::string& s) { return worldNameTaken(world, s); });
+  Multibody copy = root->copyAsMultibody(name, spec);
+  copy.setSelfCollision(mb.getSelfCollision());
+  // The root joint's parent is the world, so moving its parent offset moves
+  // the whole copy by `shift` (the joint keeps its coordinates).
+  Joint copyRoot = copy.getRootLink()->getParentJoint();
+  JointSpec shifted = copyRoot.getSpec();
+  shifted.parentOffset.pretranslate(shift);
+  copyRoot.setSpec(shifted);
+  return copy;
+}
+
+}  // namespace
+
+ObjectRef duplicate(World& world, const ObjectRef& ref, const Vector3d& shift) {
+  switch (ref.kind) {
+    case ObjectKind::RigidBody: {
+      const RigidBody body = requireRigidBody(world, ref);
+      RigidBodyOptions options;
+      options.inertia = body.getInertia();
+      options.pose = body.getPose();
+      options.pose.pretranslate(shift);
+      options.linearVelocity = body.getLinearVelocityWorld();
+      options.angularVelocity = body.getAngularVelocityWorld();
+      const std::string name = uniqueName(body.name(), [&](const std::string& s) { return worldNameTaken(world, s); });
+      const RigidBody copy = world.addRigidBody(name, options);
+      for (const Shape& shape : shapesOf(world, body)) {
+        ShapeCopy c = captureShape(shape);
+        c.owner = copy;
+        setCopyName(c, uniqueName(shape.name(), [&](const std::string& s) { return shapeNameTaken(world, s); }));
+        addShape(world, c);
+      }
+      return refOf(copy);
+    }
+    case ObjectKind::Multibody:
+      return refOf(copyMultibody(world, requireMultibody(world, ref), shift));
+    case ObjectKind::Link:
+    case ObjectKind::Joint: {
+      const Link link =
+          ref.kind == ObjectKind::Link ? requireLink(world, ref) : requireJoint(world, ref).getChildLink();
+      const auto parent = link.getParentLink();
+      Link copy;
+      if (parent) {
+        copy = link.copyTo(*parent);
+      } else {
+        copy = *copyMultibody(world, link.getMultibody(), shift).getRootLink();
+      }
+      return ref.kind == ObjectKind::Link ? refOf(copy) : refOf(copy.getParentJoint());
+    }
+    case ObjectKind::Shape: {
+      const Shape shape = requireShape(world, ref);
+      ShapeCopy c = captureShape(shape);
+      setCopyName(c, uniqueName(shape.name(), [&](const std::string& s) { return shapeNameTaken(world, s); }));
+      return refOf(addShape(world, c));
+    }
+    case ObjectKind::Frame: {
+      const Frame frame = requireFrame(world, ref);
+      const std::string name = uniqueName(frame.name(), [&](const std::string& s) { return worldNameTaken(world, s); });
+      if (frame.kind() == FrameKind::FreeFrame) {
+        const FreeFrame original = *world.getFreeFrame(frame.name());
+        FreeFrame copy = world.addFreeFrame(name, frame.getParentFrame(), original.getRelativeTransform());
+        copy.setRelativeSpatialVelocity(original.getRelativeSpatialVelocity());
+        copy.setRelativeSpatialAcceleration(original.getRelativeSpatialAcceleration());
+        return refOfFrame(copy);
+      }
+      const FixedFrame original = *world.getFixedFrame(frame.name());
+      return refOfFrame(world.addFixedFrame(name, frame.getParentFrame(), original.getRelativeTransform()));
+    }
+    default:
+      break;
+  }
+  throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be duplicated");
+}
+
+ObjectRef reparent(World& world, const ObjectRef& link, const ObjectRef& newParentLink) {
+  Link child = requireLink(world, link);
+  const Link parent = requireLink(world, newParentLink);
+  const Multibody from = child.getMultibody();
+  const bool wasRoot = !child.getParentLink().has_value();
+  child.moveTo(parent);
+  // Moving a root link leaves its multibody empty.
+  if (wasRoot && from.isValid() && from.numLinks() == 0) world.remove(from);
+  return refOf(child);
+}
+
+void changeJointType(World& world, const ObjectRef& jointRef, JointType type) {
+  Joint joint = requireJoint(world, jointRef);
+  if (numDofs(type) != 1) {
+    for (const JointCoupler& c : world.getJointCouplers()) {
+      const JointCouplerSpec spec = c.getSpec();
+      if (spec.leader == joint || spec.follower == joint) {
+        throw TopologyError("joint " + quoted(jointRef.name) + " is coupled by " + quoted(c.name()) +
+                            ", which needs a joint with one degree of freedom; a " + std::string(toString(type)) +
+                            " joint has " + std::to_string(numDofs(type)));
+      }
+    }
+  }
+  const JointSpec old = joint.getSpec();
+  JointSpec spec = old;
+  spec.type = type;
+  if (numDofs(type) != numDofs(old.type)) {
+    spec.positionLowerLimits.resize(0);
+    spec.positionUpperLimits.resize(0);
+    spec.velocityLimits.resize(0);
+    spec.effortLimits.resize(0);
+    spec.restPositions.resize(0);
+    spec.springStiffness.resize(0);
+    spec.damping.resize(0);
+    spec.armature.resize(0);
+    spec.coulombFriction.resize(0);
+  }
+  if (type == JointType::Ball || type == JointType::Free) {
+    // Their configuration is not a vector: no springs, no position limits.
+    spec.restPositions.resize(0);
+    spec.springStiffness.resize(0);
+    spec.positionLowerLimits.resize(0);
+    spec.positionUpperLimits.resize(0);
+  }
+  if ((type == JointType::Universal || type == JointType::Planar) && spec.axis.cross(spec.axis2).norm() < 1e-6) {
+    // The kept first axis needs a second one that is not parallel to it.
+    spec.axis2 = spec.axis.unitOrthogonal();
+  }
+  if (type == JointType::Planar && std::abs(spec.axis.normalized().dot(spec.axis2.normalized())) > 1e-9) {
+    const Vector3d a = spec.axis.normalized();
+    spec.axis2 = (spec.axis2 - a.dot(spec.axis2) * a).normalized();
+  }
+  joint.setSpec(spec);
+}
+
+ObjectRef rename(World& world, const ObjectRef& ref, const std::string& newName) {
+  if (!exists(world, ref) || ref.kind == ObjectKind::World) {
+    if (ref.kind == ObjectKind::World) throw TopologyError("the world cannot be renamed");
+    throwMissing(ref);
+  }
+  if (newName.empty()) {
+    throw TopologyError(std::string("the ") + kindName(ref.kind) + " " + quoted(ref.name) +
+                        " needs a name; an empty name is not allowed");
+  }
+  if (newName.find('/') != std::string::npos) {
+    throw TopologyError("name " + quoted(newName) + " must not contain '/'");
+  }
+  if (newName == leafOf(ref)) return ref;
+  if (nameTaken(world, ref, newName)) {
+    throw TopologyError("cannot rename " + std::string(kindName(ref.kind)) + " " + quoted(ref.name) + " to " +
+                        quoted(newName) + ": the name is already taken");
+  }
+
+  const std::string before = io::sceneToString(world);
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(before.c_str(), before.size()) != tinyxml2::XML_SUCCESS || doc.RootElement() == nullptr) {
+    throw InvalidArgument(std::string("the design could not be read back for renaming: ") + doc.ErrorStr());
+  }
+  renameInScene(doc.RootElement(), ref, newName);
+  tinyxml2::XMLPrinter printer;
+  doc.Print(&printer);
+  const std::string after = printer.CStr();
+
+  world.clear();
+  try {
+    io::loadSceneFromString(world, after, "<rename>");
+  } catch (...) {
+    world.clear();
+    io::loadSceneFromString(world, before, "<design>");
+    throw;
+  }
+  return renamedRef(ref, newName);
+}
+
+// ---- replacements that keep names and order ----------------------------------------------
+
+void setShapeGeometry(World& world, const ObjectRef& shapeRef, const Geometry& geometry) {
+  const Shape shape = requireShape(world, shapeRef);
+  const Frame owner = shape.getOwner();
+  const std::vector<Shape> shapes = shapesOf(world, owner);
+  std::vector<ShapeCopy> copies;
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    if (shapes[k] == shape) first = k;
+    copies.push_back(captureShape(shapes[k]));
+  }
+  recreateInOrder<ShapeCopy>(
+      copies, first, [&](ShapeCopy& c) { setCopyGeometry(c, geometry); },
+      [&] {
+        for (std::size_t k = first; k < shapes.size(); ++k) world.remove(shapes[k]);
+      },
+      [&](const ShapeCopy& c, bool undo) {
+        if (undo) {
+          const std::string& n = c.collision ? c.collisionOptions.name : c.visualOptions.name;
+          if (auto s = world.getShape(n)) world.remove(*s);
+        } else {
+          addShape(world, c);
+        }
+      });
+}
+
+void setLoopClosureGeometry(World& world, const ObjectRef& closureRef, LoopClosureFamily family,
+                            const Isometry3d& offsetA, const Isometry3d& offsetB, double length) {
+  const LoopClosure closure = requireLoopClosure(world, closureRef);
+  const std::vector<LoopClosure> closures = world.getLoopClosures();
+  std::vector<ClosureCopy> copies;
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < closures.size(); ++k) {
+    if (closures[k] == closure) first = k;
+    copies.push_back(ClosureCopy{closures[k].name(), closures[k].getSpec(), closures[k].getRuntimePolicy()});
+  }
+  recreateInOrder<ClosureCopy>(
+      copies, first,
+      [&](ClosureCopy& c) {
+        c.spec.family = family;
+        c.spec.offsetA = offsetA;
+        c.spec.offsetB = offsetB;
+        c.spec.length = family == LoopClosureFamily::Distance ? length : 0.0;
+      },
+      [&] {
+        for (std::size_t k = first; k < closures.size(); ++k) world.remove(closures[k]);
+      },
+      [&](const ClosureCopy& c, bool undo) {
+        if (undo) {
+          if (auto existing = world.getLoopClosure(c.name)) world.remove(*existing);
+        } else {
+          LoopClosure added = world.addLoopClosure(c.name, c.spec);
+          added.setRuntimePolicy(c.policy);
+        }
+      });
+}
+
+void setCouplerRatio(World& world, const ObjectRef& couplerRef, double ratio, double offset) {
+  const JointCoupler coupler = requireCoupler(world, couplerRef);
+  const std::vector<JointCoupler> couplers = world.getJointCouplers();
+  std::vector<CouplerCopy> copies;
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < couplers.size(); ++k) {
+    if (couplers[k] == coupler) first = k;
+    copies.push_back(CouplerCopy{couplers[k].name(), couplers[k].getSpec(), couplers[k].getRuntimePolicy()});
+  }
+  recreateInOrder<CouplerCopy>(
+      copies, first,
+      [&](CouplerCopy& c) {
+        c.spec.ratio = ratio;
+        c.spec.offset = offset;
+      },
+      [&] {
+        for (std::size_t k = first; k < couplers.size(); ++k) world.remove(couplers[k]);
+      },
+      [&](const CouplerCopy& c, bool undo) {
+        if (undo) {
+          if (auto existing = world.getJointCoupler(c.name)) world.remove(*existing);
+        } else {
+          JointCoupler added = world.addJointCoupler(c.name, c.spec);
+          added.setRuntimePolicy(c.policy);
+        }
+      });
+  satisfyCoupler(*world.getJointCoupler(couplerRef.name));
+}
+
+}  // namespace articula::studio::ops

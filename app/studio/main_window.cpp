@@ -1,0 +1,1143 @@
+#include "main_window.hpp"
+
+#include "document.hpp"
+#include "edit_operations.hpp"
+#include "inspector.hpp"
+#include "preferences.hpp"
+#include "scene_tree_model.hpp"
+#include "simulation.hpp"
+#include "timeline_widget.hpp"
+#include "viewport_widget.hpp"
+
+#include <articula/io/scene_file.hpp>
+#include <articula/viewer/debug_layers.hpp>
+#include <articula/viewer/overlay.hpp>
+#include <articula/viewer/scene_view.hpp>
+#include <articula/viewer/viewport.hpp>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QUndoView>
+#include <QVBoxLayout>
+
+#include <csignal>
+#include <exception>
+#include <filesystem>
+
+#include <unistd.h>
+
+namespace articula::studio {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+const char* const kOpenFilter =
+    "Scenes and robots (*.articula *.urdf *.sdf *.world *.replay);;Articula scenes (*.articula);;URDF (*.urdf);;"
+    "SDF (*.sdf *.world);;Replays (*.replay);;All files (*)";
+
+std::filesystem::path toPath(const QString& s) {
+  return std::filesystem::path(s.toStdString());
+}
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+bool isKnownFile(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  return suffix == "articula" || suffix == "urdf" || suffix == "sdf" || suffix == "world" || suffix == "replay";
+}
+
+}  // namespace
+
+StudioDialogs StudioDialogs::standard() {
+  StudioDialogs d;
+  d.openFile = [](QWidget* parent, const QString& caption, const QString& filter) {
+    return QFileDialog::getOpenFileName(parent, caption, QString(), filter);
+  };
+  d.saveFile = [](QWidget* parent, const QString& caption, const QString& filter, const QString& suggested) {
+    return QFileDialog::getSaveFileName(parent, caption, suggested, filter);
+  };
+  d.ask = [](QWidget* parent, const QString& title, const QString& text, QMessageBox::StandardButtons buttons) {
+    return QMessageBox::question(parent, title, text, buttons);
+  };
+  d.error = [](QWidget* parent, const QString& title, const QString& text) {
+    QMessageBox::warning(parent, title, text);
+  };
+  return d;
+}
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), m_dialogs(options.dialogs), m_recoveryDirectory(options.recoveryDirectory) {
+  setObjectName("mainWindow");
+  if (m_recoveryDirectory.isEmpty()) {
+    m_recoveryDirectory = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/recovery";
+  }
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  m_document = new Document(this);
+  m_simulation = new Simulation(this);
+  m_viewport = new ViewportWidget(m_document, m_simulation, this);
+  m_viewport->setObjectName("viewport");
+  setCentralWidget(m_viewport);
+
+  createDocks();
+  createActions();
+  createMenus();
+  createToolBar();
+  createStatusBar();
+
+  connect(m_document, &Document::fileStateChanged, this, &MainWindow::updateTitle);
+  connect(m_document, &Document::message, this, &MainWindow::appendMessage);
+  connect(m_document, &Document::selectionChanged, this, &MainWindow::onDocumentSelectionChanged);
+  connect(m_document, &Document::designChanged, this, &MainWindow::updateActions);
+  connect(m_document, &Document::lockedChanged, m_inspector, &Inspector::reload);
+  connect(m_document, &Document::designReset, this, &MainWindow::updateActions);
+  connect(m_document, &Document::positionsChanged, this, [this] {
+    m_residualLabel->setText(tr("closure residual %1").arg(m_document->maxClosureResidual(), 0, 'g', 3));
+  });
+  connect(m_viewport, &ViewportWidget::objectPicked, this, &MainWindow::onPicked);
+  connect(m_viewport, &ViewportWidget::closureResidualChanged, this,
+          [this](double r) { m_residualLabel->setText(tr("closure residual %1").arg(r, 0, 'g', 3)); });
+  connect(m_viewport, &ViewportWidget::statusMessage, this,
+          [this](const QString& t) { statusBar()->showMessage(t, 3000); });
+  connect(m_simulation, &Simulation::statusChanged, this, &MainWindow::onSimulationStatus);
+  connect(m_simulation, &Simulation::message, this, &MainWindow::appendMessage);
+  connect(m_simulation, &Simulation::diverged, this, [this](const QString& text) {
+    appendMessage(tr("Simulation stopped: %1").arg(text));
+    statusBar()->showMessage(tr("Simulation paused: %1").arg(text));
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Simulation paused"),
+                                tr("%1\n\nThe last good frame is shown.").arg(text), QMessageBox::Ok, this);
+    box->setObjectName("divergenceMessage");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+  });
+  connect(m_timeline, &TimelineWidget::saveReplayRequested, this, [this] {
+    const QString path = m_dialogs.saveFile(this, tr("Save Replay"), tr("Replays (*.replay)"),
+                                            QFileInfo(m_document->displayName()).completeBaseName() + ".replay");
+    if (!path.isEmpty()) saveReplay(path);
+  });
+  connect(m_timeline, &TimelineWidget::loadReplayRequested, this, [this] {
+    const QString path = m_dialogs.openFile(this, tr("Load Replay"), tr("Replays (*.replay)"));
+    if (!path.isEmpty()) loadReplay(path);
+  });
+
+  m_autosaveTimer = new QTimer(this);
+  connect(m_autosaveTimer, &QTimer::timeout, this, &MainWindow::autosaveNow);
+  const Preferences prefs = Preferences::load();
+  if (prefs.autosaveSeconds > 0) m_autosaveTimer->start(prefs.autosaveSeconds * 1000);
+
+  QSettings settings;
+  resize(1400, 900);
+  // First start: room for the inspector's fields, a short timeline.
+  resizeDocks({findChild<QDockWidget*>("sceneDock"), findChild<QDockWidget*>("inspectorDock")}, {260, 360},
+              Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>("timelineDock")}, {130}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>("sceneDock"), findChild<QDockWidget*>("historyDock")}, {420, 160}, Qt::Vertical);
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  updateRecentMenu();
+  updateTitle();
+  updateActions();
+}
+
+MainWindow::~MainWindow() {
+  // The document and its undo stack are destroyed after this window's own
+  // parts: they must not call back into it while they go.
+  m_document->undoStack()->disconnect(this);
+  m_document->disconnect(this);
+  m_simulation->disconnect(this);
+  m_simulation->stop();
+}
+
+// ---- construction -----------------------------------------------------------------
+
+void MainWindow::createDocks() {
+  m_model = new SceneTreeModel(m_document, this);
+  m_tree = new QTreeView(this);
+  m_tree->setObjectName("sceneTree");
+  m_tree->setModel(m_model);
+  m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_tree->setDragEnabled(true);
+  m_tree->setAcceptDrops(true);
+  m_tree->setDropIndicatorShown(true);
+  m_tree->setDragDropMode(QAbstractItemView::DragDrop);
+  m_tree->setDefaultDropAction(Qt::MoveAction);
+  m_tree->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
+  m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_tree->header()->setStretchLastSection(false);
+  connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onTreeSelectionChanged);
+  connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, &MainWindow::onDesignAboutToReset);
+  connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+    // Expansion and selection survive the rebuild (items are named by ref);
+    // a newly opened design starts expanded to its links.
+    if (m_expanded.empty() || m_freshTree) {
+      m_freshTree = false;
+      m_tree->expandToDepth(2);
+    } else {
+      for (const ObjectRef& ref : m_expanded) m_tree->expand(m_model->indexOf(ref));
+    }
+    onDocumentSelectionChanged();
+  });
+  connect(m_model, &SceneTreeModel::editRefused, this, [this](const QString& message) {
+    appendMessage(message);
+    statusBar()->showMessage(message, 5000);
+  });
+  m_tree->expandToDepth(1);
+
+  auto* sceneDock = new QDockWidget(tr("Scene"), this);
+  sceneDock->setObjectName("sceneDock");
+  sceneDock->setWidget(m_tree);
+  addDockWidget(Qt::LeftDockWidgetArea, sceneDock);
+
+  m_inspector = new Inspector(m_document, m_simulation, this);
+  m_inspector->setObjectName("inspector");
+  auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+  inspectorDock->setObjectName("inspectorDock");
+  inspectorDock->setWidget(m_inspector);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
+  m_timeline = new TimelineWidget(m_simulation, this);
+  m_timeline->setObjectName("timeline");
+  auto* timelineDock = new QDockWidget(tr("Timeline"), this);
+  timelineDock->setObjectName("timelineDock");
+  timelineDock->setWidget(m_timeline);
+  addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+
+  m_messages = new QPlainTextEdit(this);
+  m_messages->setObjectName("messages");
+  m_messages->setReadOnly(true);
+  m_messages->setMaximumBlockCount(5000);
+  auto* messagesDock = new QDockWidget(tr("Messages"), this);
+  messagesDock->setObjectName("messagesDock");
+  messagesDock->setWidget(m_messages);
+  addDockWidget(Qt::BottomDockWidgetArea, messagesDock);
+
+  auto* history = new QUndoView(m_document->undoStack(), this);
+  history->setObjectName("undoHistory");
+  history->setEmptyLabel(tr("<opened>"));
+  auto* historyDock = new QDockWidget(tr("History"), this);
+  historyDock->setObjectName("historyDock");
+  historyDock->setWidget(history);
+  addDockWidget(Qt::LeftDockWidgetArea, historyDock);
+  tabifyDockWidget(timelineDock, messagesDock);
+  timelineDock->raise();
+}
+
+void MainWindow::createActions() {
+  const auto make = [this](const QString& text, const char* name, const QKeySequence& key = {}) {
+    auto* a = new QAction(text, this);
+    a->setObjectName(QString::fromLatin1(name));
+    if (!key.isEmpty()) a->setShortcut(key);
+    return a;
+  };
+  m_newAction = make(tr("&New"), "actionNew", QKeySequence::New);
+  connect(m_newAction, &QAction::triggered, this, &MainWindow::newDesign);
+  m_openAction = make(tr("&Open…"), "actionOpen", QKeySequence::Open);
+  connect(m_openAction, &QAction::triggered, this, &MainWindow::openWithDialog);
+  m_saveAction = make(tr("&Save"), "actionSave", QKeySequence::Save);
+  connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
+  m_saveAsAction = make(tr("Save &As…"), "actionSaveAs", QKeySequence::SaveAs);
+  connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
+  m_exportAction = make(tr("&Export for Headless Run…"), "actionExport", QKeySequence(tr("Ctrl+E")));
+  connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
+  m_quitAction = make(tr("&Quit"), "actionQuit", QKeySequence::Quit);
+  connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+  // Undo and redo change the design: not while the simulation runs (its
+  // copy of the design must stay the design the user returns to).
+  QUndoStack* stack = m_document->undoStack();
+  m_undoAction = make(tr("&Undo"), "actionUndo", QKeySequence::Undo);
+  connect(m_undoAction, &QAction::triggered, this, [this, stack] {
+    if (!m_document->isLocked()) stack->undo();
+  });
+  m_redoAction = make(tr("&Redo"), "actionRedo", QKeySequence::Redo);
+  m_redoAction->setShortcuts({QKeySequence::Redo, QKeySequence(tr("Ctrl+Y"))});
+  connect(m_redoAction, &QAction::triggered, this, [this, stack] {
+    if (!m_document->isLocked()) stack->redo();
+  });
+  connect(stack, &QUndoStack::indexChanged, this, &MainWindow::updateActions);
+  connect(stack, &QUndoStack::undoTextChanged, this, &MainWindow::updateActions);
+  connect(stack, &QUndoStack::redoTextChanged, this, &MainWindow::updateActions);
+  m_deleteAction = make(tr("&Delete"), "actionDelete", QKeySequence::Delete);
+  connect(m_deleteAction, &QAction::triggered, this, &MainWindow::deleteSelection);
+  m_duplicateAction = make(tr("D&uplicate"), "actionDuplicate", QKeySequence(tr("Ctrl+D")));
+  connect(m_duplicateAction, &QAction::triggered, this, &MainWindow::duplicateSelection);
+  m_renameAction = make(tr("&Rename"), "actionRename", QKeySequence(Qt::Key_F2));
+  connect(m_renameAction, &QAction::triggered, this, [this] {
+    const QModelIndex i = m_tree->currentIndex();
+    if (i.isValid()) m_tree->edit(i.siblingAtColumn(0));
+  });
+  m_preferencesAction = make(tr("&Preferences…"), "actionPreferences", QKeySequence::Preferences);
+  connect(m_preferencesAction, &QAction::triggered, this, &MainWindow::showPreferences);
+
+  m_simulateAction = make(tr("&Simulate"), "actionSimulate", QKeySequence(tr("Ctrl+R")));
+  m_simulateAction->setCheckable(true);
+  m_simulateAction->setToolTip(tr("Enter or leave simulation mode (the design is kept as it is)"));
+  connect(m_simulateAction, &QAction::triggered, this, [this](bool on) {
+    if (on) {
+      if (!enterSimulation()) m_simulateAction->setChecked(false);
+    } else {
+      leaveSimulation();
+    }
+  });
+  m_playAction = make(tr("&Play"), "actionPlay", QKeySequence(Qt::Key_Space));
+  connect(m_playAction, &QAction::triggered, this, [this] {
+    if (m_simulation->status().playing) {
+      m_simulation->pause();
+    } else if (m_simulation->status().shownFrame &&
+               *m_simulation->status().shownFrame + 1 < m_simulation->status().frames) {
+      m_simulation->resumeFromShown();
+    } else {
+      m_simulation->play();
+    }
+  });
+  m_pauseAction = make(tr("P&ause"), "actionPause");
+  connect(m_pauseAction, &QAction::triggered, m_simulation, &Simulation::pause);
+  m_stepAction = make(tr("S&tep"), "actionStep", QKeySequence(tr("Ctrl+.")));
+  connect(m_stepAction, &QAction::triggered, this, [this] { m_simulation->step(1); });
+  m_resetAction = make(tr("R&eset"), "actionReset", QKeySequence(tr("Ctrl+Backspace")));
+  connect(m_resetAction, &QAction::triggered, m_simulation, &Simulation::reset);
+
+  m_fitAction = make(tr("&Fit to Scene"), "actionFit", QKeySequence(Qt::Key_F));
+  m_fitAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(m_fitAction, &QAction::triggered, m_viewport, &ViewportWidget::fitToScene);
+  auto* gizmoGroup = new QActionGroup(this);
+  m_translateAction = make(tr("&Translate Gizmo"), "actionTranslate", QKeySequence(tr("W")));
+  m_rotateAction = make(tr("R&otate Gizmo"), "actionRotate", QKeySequence(tr("E")));
+  for (QAction* a : {m_translateAction, m_rotateAction}) {
+    a->setCheckable(true);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    gizmoGroup->addAction(a);
+    m_viewport->addAction(a);
+  }
+  m_viewport->addAction(m_fitAction);
+  m_translateAction->setChecked(true);
+  connect(m_translateAction, &QAction::triggered, this, [this] { m_viewport->setGizmoTranslate(true); });
+  connect(m_rotateAction, &QAction::triggered, this, [this] { m_viewport->setGizmoTranslate(false); });
+  m_overlayAction = make(tr("&Statistics Overlay"), "actionOverlay", QKeySequence(tr("Ctrl+I")));
+  m_overlayAction->setCheckable(true);
+  m_overlayAction->setChecked(true);
+  connect(m_overlayAction, &QAction::toggled, this, [this](bool on) {
+    if (m_viewport->viewport()) m_viewport->viewport()->setOverlayEnabled(on);
+    m_viewport->update();
+  });
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(m_newAction);
+  file->addAction(m_openAction);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_recentMenu->setObjectName("recentMenu");
+  file->addSeparator();
+  file->addAction(m_saveAction);
+  file->addAction(m_saveAsAction);
+  file->addAction(m_exportAction);
+  file->addSeparator();
+  file->addAction(m_quitAction);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(m_undoAction);
+  edit->addAction(m_redoAction);
+  edit->addSeparator();
+  edit->addAction(m_renameAction);
+  edit->addAction(m_duplicateAction);
+  edit->addAction(m_deleteAction);
+  edit->addSeparator();
+  edit->addAction(m_preferencesAction);
+
+  QMenu* create = menuBar()->addMenu(tr("&Create"));
+  QMenu* body = create->addMenu(tr("&Rigid Body"));
+  for (GeometryType type : {GeometryType::Box, GeometryType::Sphere, GeometryType::Cylinder, GeometryType::Capsule}) {
+    const QString name = qs(std::string(toString(type)));
+    QAction* a = body->addAction(name.left(1).toUpper() + name.mid(1));
+    a->setObjectName("actionCreateBody_" + name);
+    connect(a, &QAction::triggered, this, [this, type] { createRigidBody(type); });
+    m_createActions.push_back(a);
+  }
+  QAction* multibody = create->addAction(tr("&Multibody"));
+  multibody->setObjectName("actionCreateMultibody");
+  connect(multibody, &QAction::triggered, this, [this] {
+    ops::BodyShape shape;
+    shape.geometry = Geometry::box(Vector3d(0.1, 0.1, 0.1));
+    shape.color = Vector4d(0.3, 0.5, 0.85, 1.0);
+    Isometry3d pose = Isometry3d::Identity();
+    pose.translation() = Vector3d(0.0, 0.0, 1.0);
+    ObjectRef created;
+    if (editWithMessage(tr("Create multibody"),
+                        [&](World& w) { created = ops::createMultibody(w, "", JointType::Weld, shape, pose); })) {
+      m_document->setSelection({created});
+    }
+  });
+  m_createActions.push_back(multibody);
+  QMenu* link = create->addMenu(tr("&Link Under Selected"));
+  for (JointType type : {JointType::Revolute, JointType::Prismatic, JointType::Universal, JointType::Ball,
+                         JointType::Weld, JointType::Screw, JointType::Planar, JointType::Free}) {
+    const QString name = qs(std::string(toString(type)));
+    QAction* a = link->addAction(name.left(1).toUpper() + name.mid(1));
+    a->setObjectName("actionCreateLink_" + name);
+    connect(a, &QAction::triggered, this, [this, type] { createLink(type); });
+    m_createActions.push_back(a);
+  }
+  QMenu* closure = create->addMenu(tr("Loop &Closure Between Selected"));
+  for (LoopClosureFamily family :
+       {LoopClosureFamily::Rigid, LoopClosureFamily::Point, LoopClosureFamily::Hinge, LoopClosureFamily::Slider,
+        LoopClosureFamily::Universal, LoopClosureFamily::Distance}) {
+    const QString name = qs(std::string(toString(family)));
+    QAction* a = closure->addAction(name.left(1).toUpper() + name.mid(1));
+    a->setObjectName("actionCreateClosure_" + name);
+    connect(a, &QAction::triggered, this, [this, family] { createLoopClosure(family); });
+    m_createActions.push_back(a);
+  }
+  QAction* coupler = create->addAction(tr("C&oupler Between Selected Joints"));
+  coupler->setObjectName("actionCreateCoupler");
+  connect(coupler, &QAction::triggered, this, &MainWindow::createCoupler);
+  m_createActions.push_back(coupler);
+  QAction* frame = create->addAction(tr("&Frame on Selected"));
+  frame->setObjectName("actionCreateFrame");
+  connect(frame, &QAction::triggered, this, &MainWindow::createFrame);
+  m_createActions.push_back(frame);
+
+  QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
+  sim->addAction(m_simulateAction);
+  sim->addSeparator();
+  sim->addAction(m_playAction);
+  sim->addAction(m_pauseAction);
+  sim->addAction(m_stepAction);
+  sim->addAction(m_resetAction);
+  sim->addSeparator();
+  QAction* timeStep = sim->addAction(tr("&Time Step…"));
+  timeStep->setObjectName("actionTimeStep");
+  connect(timeStep, &QAction::triggered, this, [this] {
+    const double current = isSimulating() ? m_simulation->status().timeStep : m_document->world().getOptions().timeStep;
+    bool ok = false;
+    const double h = QInputDialog::getDouble(this, tr("Time Step"), tr("Time step (s):"), current, 1e-6, 0.1, 6, &ok,
+                                             Qt::WindowFlags(), 1e-4);
+    if (!ok) return;
+    if (isSimulating()) {
+      m_simulation->setTimeStep(h);
+    } else {
+      editWithMessage(tr("Set time step"), [h](World& w) { w.setTimeStep(h); });
+    }
+  });
+  QMenu* solver = sim->addMenu(tr("Constraint &Solver"));
+  auto* solverGroup = new QActionGroup(this);
+  for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
+    QAction* a = solver->addAction(QString::fromLatin1(method));
+    a->setCheckable(true);
+    a->setObjectName(QStringLiteral("actionSolver_") + QString::fromLatin1(method));
+    solverGroup->addAction(a);
+    connect(a, &QAction::triggered, this, [this, method] {
+      if (isSimulating()) {
+        m_simulation->setSolverMethod(method);
+      } else {
+        editWithMessage(tr("Set solver"), [method](World& w) {
+          WorldOptions o = w.getOptions();
+          o.solver.method = method;
+          w.setOptions(o);
+        });
+      }
+    });
+  }
+  connect(sim, &QMenu::aboutToShow, this, [this, solverGroup] {
+    const std::string current =
+        isSimulating() ? m_simulation->status().solverMethod : m_document->world().getOptions().solver.method;
+    for (QAction* a : solverGroup->actions()) a->setChecked(a->text().toStdString() == current);
+  });
+
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
+  m_viewMenu->addAction(m_fitAction);
+  m_viewMenu->addAction(m_translateAction);
+  m_viewMenu->addAction(m_rotateAction);
+  m_viewMenu->addAction(m_overlayAction);
+  QMenu* layers = m_viewMenu->addMenu(tr("&Layers"));
+  for (viewer::Layer layer : viewer::allLayers()) {
+    QAction* a = layers->addAction(qs(viewer::layerName(layer)));
+    a->setObjectName(qs("actionLayer_" + viewer::layerName(layer)));
+    a->setCheckable(true);
+    a->setChecked(m_viewport->scene().isLayerVisible(layer));
+    connect(a, &QAction::toggled, this, [this, layer](bool on) {
+      m_viewport->scene().setLayerVisible(layer, on);
+      m_viewport->update();
+    });
+  }
+  QMenu* plots = m_viewMenu->addMenu(tr("&Plots"));
+  const auto addPlot = [this, plots](const QString& text, viewer::PlotQuantity quantity) {
+    QAction* a = plots->addAction(text);
+    a->setCheckable(true);
+    connect(a, &QAction::toggled, this, [this, a, quantity](bool on) {
+      viewer::Viewport* vp = m_viewport->viewport();
+      if (!vp) return;
+      const int id = a->property("plotId").toInt();
+      if (on) {
+        viewer::PlotSpec spec;
+        spec.quantity = quantity;
+        a->setProperty("plotId", vp->overlay().addPlot(spec));
+      } else {
+        vp->overlay().removePlot(id);
+      }
+      m_viewport->update();
+    });
+  };
+  addPlot(tr("Total energy"), viewer::PlotQuantity::TotalEnergy);
+  addPlot(tr("Kinetic energy"), viewer::PlotQuantity::KineticEnergy);
+  addPlot(tr("Closure residual"), viewer::PlotQuantity::ClosureResidual);
+  m_viewMenu->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) m_viewMenu->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* about = help->addAction(tr("&About Articula Studio"));
+  connect(about, &QAction::triggered, this, [this] {
+    QMessageBox::about(this, tr("About Articula Studio"),
+                       tr("Articula Studio — design, simulate and replay articulated mechanisms.\n\n"
+                          "Viewport: left drag orbits, middle or Shift + left drag pans, right drag or the wheel "
+                          "zooms, a click selects, F frames the scene, W / E switch the gizmo. While simulating, "
+                          "Ctrl + left drag pulls a body."));
+  });
+}
+
+void MainWindow::createToolBar() {
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName("mainToolBar");
+  bar->addAction(m_newAction);
+  bar->addAction(m_openAction);
+  bar->addAction(m_saveAction);
+  bar->addSeparator();
+  bar->addAction(m_undoAction);
+  bar->addAction(m_redoAction);
+  bar->addSeparator();
+  bar->addAction(m_translateAction);
+  bar->addAction(m_rotateAction);
+  bar->addSeparator();
+  bar->addAction(m_simulateAction);
+  bar->addAction(m_playAction);
+  bar->addAction(m_stepAction);
+  bar->addAction(m_resetAction);
+  m_rtfBox = new QComboBox(this);
+  m_rtfBox->setObjectName("targetRtf");
+  m_rtfBox->setToolTip(tr("Target real-time factor"));
+  for (double f : {0.1, 0.25, 0.5, 1.0, 2.0, 4.0}) m_rtfBox->addItem(QStringLiteral("%1×").arg(f), f);
+  m_rtfBox->addItem(tr("as fast as possible"), 0.0);
+  const double target = Preferences::load().targetRealTimeFactor;
+  const int index = m_rtfBox->findData(target);
+  m_rtfBox->setCurrentIndex(index >= 0 ? index : 3);
+  connect(m_rtfBox, &QComboBox::currentIndexChanged, this,
+          [this] { m_simulation->setTargetRealTimeFactor(m_rtfBox->currentData().toDouble()); });
+  bar->addWidget(new QLabel(tr(" Real time: "), this));
+  bar->addWidget(m_rtfBox);
+}
+
+void MainWindow::createStatusBar() {
+  m_modeLabel = new QLabel(this);
+  m_modeLabel->setObjectName("modeLabel");
+  m_timeLabel = new QLabel(this);
+  m_timeLabel->setObjectName("timeLabel");
+  m_rtfLabel = new QLabel(this);
+  m_rtfLabel->setObjectName("rtfLabel");
+  m_residualLabel = new QLabel(this);
+  m_residualLabel->setObjectName("residualLabel");
+  statusBar()->addPermanentWidget(m_residualLabel);
+  statusBar()->addPermanentWidget(m_timeLabel);
+  statusBar()->addPermanentWidget(m_rtfLabel);
+  statusBar()->addPermanentWidget(m_modeLabel);
+}
+
+// ---- state shown ---------------------------------------------------------------------
+
+void MainWindow::updateTitle() {
+  setWindowTitle(QStringLiteral("%1[*] — Articula Studio").arg(m_document->displayName()));
+  setWindowModified(m_document->isModified());
+}
+
+void MainWindow::updateActions() {
+  const bool sim = isSimulating();
+  m_modeLabel->setText(sim ? tr(" SIMULATION ") : tr(" DESIGN "));
+  m_modeLabel->setStyleSheet(sim ? "QLabel { background: #c0392b; color: white; font-weight: bold; }"
+                                 : "QLabel { background: #2e7d32; color: white; font-weight: bold; }");
+  for (QAction* a : m_createActions) a->setEnabled(!sim);
+  for (QAction* a : {m_deleteAction, m_duplicateAction, m_renameAction, m_newAction, m_openAction}) a->setEnabled(!sim);
+  QUndoStack* stack = m_document->undoStack();
+  m_undoAction->setEnabled(!sim && stack->canUndo());
+  m_redoAction->setEnabled(!sim && stack->canRedo());
+  m_undoAction->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
+  m_redoAction->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
+  if (QWidget* history = findChild<QWidget*>("undoHistory")) history->setEnabled(!sim);
+  for (QAction* a : {m_playAction, m_pauseAction, m_stepAction, m_resetAction}) a->setEnabled(sim);
+  m_simulateAction->setChecked(sim);
+  if (!sim) {
+    m_timeLabel->clear();
+    m_rtfLabel->clear();
+    m_residualLabel->setText(m_document->world().numLoopClosures() > 0
+                                 ? tr("closure residual %1").arg(m_document->maxClosureResidual(), 0, 'g', 3)
+                                 : QString());
+  }
+}
+
+void MainWindow::appendMessage(const QString& text) {
+  m_messages->appendPlainText(QDateTime::currentDateTime().toString("HH:mm:ss  ") + text);
+}
+
+QString MainWindow::messagesText() const {
+  return m_messages->toPlainText();
+}
+
+void MainWindow::showImportReport(const QString& text, bool raise) {
+  if (!m_reportDialog) {
+    m_reportDialog = new QDialog(this);
+    m_reportDialog->setObjectName("importReportDialog");
+    m_reportDialog->setWindowTitle(tr("Import report"));
+    m_reportDialog->resize(640, 360);
+    auto* layout = new QVBoxLayout(m_reportDialog);
+    m_reportText = new QPlainTextEdit(m_reportDialog);
+    m_reportText->setObjectName("importReportText");
+    m_reportText->setReadOnly(true);
+    layout->addWidget(m_reportText);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, m_reportDialog);
+    connect(buttons, &QDialogButtonBox::rejected, m_reportDialog, &QDialog::hide);
+    layout->addWidget(buttons);
+  }
+  m_reportText->setPlainText(text);
+  if (raise) {
+    m_reportDialog->show();
+    m_reportDialog->raise();
+  }
+}
+
+void MainWindow::onSimulationStatus(const SimulationStatus& status) {
+  if (!status.active) return;
+  m_timeLabel->setText(tr("t = %1 s  step %2").arg(status.time, 0, 'f', 3).arg(status.step));
+  const QString target =
+      status.targetRealTimeFactor > 0 ? QStringLiteral("%1×").arg(status.targetRealTimeFactor) : tr("max");
+  m_rtfLabel->setText(tr("RTF %1 (target %2)").arg(status.realTimeFactor, 0, 'f', 2).arg(target));
+  m_residualLabel->setText(
+      status.maxClosureResidual > 0 ? tr("closure residual %1").arg(status.maxClosureResidual, 0, 'g', 3) : QString());
+  m_playAction->setText(status.playing ? tr("&Pause") : tr("&Play"));
+}
+
+// ---- selection ---------------------------------------------------------------------------
+
+void MainWindow::onDesignAboutToReset() {
+  m_expanded.clear();
+  std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+    for (int r = 0; r < m_model->rowCount(parent); ++r) {
+      const QModelIndex i = m_model->index(r, 0, parent);
+      if (m_tree->isExpanded(i)) m_expanded.push_back(m_model->refAt(i));
+      walk(i);
+    }
+  };
+  walk({});
+}
+
+void MainWindow::onTreeSelectionChanged() {
+  if (m_syncingSelection) return;
+  std::vector<ObjectRef> refs;
+  for (const QModelIndex& i : m_tree->selectionModel()->selectedRows()) {
+    const ObjectRef r = m_model->refAt(i);
+    if (!r.isNone() && r.kind != ObjectKind::Group) refs.push_back(r);
+  }
+  m_syncingSelection = true;
+  m_document->setSelection(refs);
+  m_syncingSelection = false;
+}
+
+void MainWindow::onDocumentSelectionChanged() {
+  if (m_syncingSelection) return;
+  m_syncingSelection = true;
+  QItemSelection selection;
+  for (const ObjectRef& ref : m_document->selection()) {
+    const QModelIndex i = m_model->indexOf(ref);
+    if (!i.isValid()) continue;
+    selection.select(i, i.siblingAtColumn(1));
+    for (QModelIndex p = i.parent(); p.isValid(); p = p.parent()) m_tree->expand(p);
+  }
+  m_tree->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  if (!selection.isEmpty()) {
+    m_tree->selectionModel()->setCurrentIndex(selection.indexes().front(), QItemSelectionModel::NoUpdate);
+    m_tree->scrollTo(selection.indexes().front());
+  }
+  m_syncingSelection = false;
+}
+
+void MainWindow::onPicked(const ObjectRef& ref) {
+  if (ref.isNone()) {
+    m_document->setSelection({});
+  } else {
+    m_document->setSelection({ref});
+  }
+}
+
+// ---- editing -------------------------------------------------------------------------------
+
+bool MainWindow::editWithMessage(const QString& label, const std::function<void(World&)>& op) {
+  QString error;
+  if (m_document->edit(label, op, &error)) return true;
+  appendMessage(tr("%1 refused: %2").arg(label, error));
+  m_dialogs.error(this, label, error);
+  return false;
+}
+
+void MainWindow::createRigidBody(GeometryType type) {
+  ops::BodyShape shape;
+  switch (type) {
+    case GeometryType::Sphere:
+      shape.geometry = Geometry::sphere(0.1);
+      shape.color = Vector4d(0.3, 0.7, 0.3, 1.0);
+      break;
+    case GeometryType::Cylinder:
+      shape.geometry = Geometry::cylinder(0.08, 0.2);
+      shape.color = Vector4d(0.3, 0.5, 0.85, 1.0);
+      break;
+    case GeometryType::Capsule:
+      shape.geometry = Geometry::capsule(0.06, 0.15);
+      shape.color = Vector4d(0.85, 0.65, 0.2, 1.0);
+      break;
+    default:
+      shape.geometry = Geometry::box(Vector3d(0.2, 0.2, 0.2));
+      shape.color = Vector4d(0.85, 0.3, 0.2, 1.0);
+      break;
+  }
+  Isometry3d pose = Isometry3d::Identity();
+  pose.translation() = Vector3d(0.0, 0.0, 0.5);
+  ObjectRef created;
+  if (editWithMessage(tr("Create %1 body").arg(qs(std::string(toString(type)))),
+                      [&](World& w) { created = ops::createRigidBody(w, "", shape, pose); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createLink(JointType type) {
+  const ObjectRef parent = movingBodyOf(m_document->world(), m_document->current());
+  if (parent.kind != ObjectKind::Link) {
+    m_dialogs.error(this, tr("Create link"), tr("Select a link first: the new link hangs from it."));
+    return;
+  }
+  ops::BodyShape shape;
+  shape.geometry = Geometry::box(Vector3d(0.3, 0.04, 0.04));
+  shape.color = Vector4d(0.7, 0.7, 0.75, 1.0);
+  Isometry3d offset = Isometry3d::Identity();
+  offset.translation() = Vector3d(0.3, 0.0, 0.0);
+  ObjectRef created;
+  if (editWithMessage(tr("Create %1 link").arg(qs(std::string(toString(type)))),
+                      [&](World& w) { created = ops::addLink(w, parent, "", type, offset, shape); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createLoopClosure(LoopClosureFamily family) {
+  std::vector<ObjectRef> frames;
+  for (const ObjectRef& r : m_document->selection()) {
+    if (findFrame(m_document->world(), r)) frames.push_back(r);
+  }
+  if (frames.size() != 2) {
+    m_dialogs.error(this, tr("Create loop closure"),
+                    tr("Select exactly two frames (links, rigid bodies, user frames or the world) to close a loop."));
+    return;
+  }
+  ObjectRef created;
+  if (editWithMessage(tr("Create %1 closure").arg(qs(std::string(toString(family)))),
+                      [&](World& w) { created = ops::addLoopClosure(w, "", frames[0], frames[1], family); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createCoupler() {
+  std::vector<ObjectRef> joints;
+  for (const ObjectRef& r : m_document->selection()) {
+    if (r.kind == ObjectKind::Joint) joints.push_back(r);
+  }
+  if (joints.size() != 2) {
+    m_dialogs.error(this, tr("Create coupler"), tr("Select two joints: the first leads, the second follows."));
+    return;
+  }
+  ObjectRef created;
+  if (editWithMessage(tr("Create coupler"),
+                      [&](World& w) { created = ops::addCoupler(w, "", joints[0], joints[1], 1.0, 0.0); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createFrame() {
+  ObjectRef parent = m_document->current();
+  if (!findFrame(m_document->world(), parent)) parent = {ObjectKind::World, "world"};
+  ObjectRef created;
+  if (editWithMessage(tr("Create frame"),
+                      [&](World& w) { created = ops::addUserFrame(w, "", parent, Isometry3d::Identity(), false); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::deleteSelection() {
+  std::vector<ObjectRef> refs;
+  for (const ObjectRef& r : m_document->selection()) {
+    if (r.kind != ObjectKind::World && r.kind != ObjectKind::Joint) refs.push_back(r);
+  }
+  if (refs.empty()) return;
+  const QString label =
+      refs.size() == 1 ? tr("Delete %1").arg(qs(refs.front().name)) : tr("Delete %1 objects").arg(refs.size());
+  editWithMessage(label, [refs](World& w) {
+    for (const ObjectRef& r : refs) {
+      if (exists(w, r)) ops::remove(w, r);  // a link may have gone with its parent
+    }
+  });
+}
+
+void MainWindow::duplicateSelection() {
+  const ObjectRef ref = m_document->current();
+  if (ref.isNone() || ref.kind == ObjectKind::World || ref.kind == ObjectKind::Joint) return;
+  ObjectRef created;
+  if (editWithMessage(tr("Duplicate %1").arg(qs(ref.name)), [&](World& w) { created = ops::duplicate(w, ref); })) {
+    m_document->setSelection({created});
+  }
+}
+
+// ---- files -------------------------------------------------------------------------------------
+
+bool MainWindow::maybeSave() {
+  if (!m_document->isModified()) return true;
+  const QMessageBox::StandardButton answer = m_dialogs.ask(
+      this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(m_document->displayName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newDesign() {
+  if (isSimulating()) leaveSimulation();
+  if (!maybeSave()) return;
+  m_freshTree = true;
+  m_document->newDesign();
+  m_viewport->fitToScene();
+  appendMessage(tr("New design"));
+}
+
+void MainWindow::openWithDialog() {
+  const QString path = m_dialogs.openFile(this, tr("Open"), QString::fromLatin1(kOpenFilter));
+  if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path) {
+  if (QFileInfo(path).suffix().toLower() == "replay") return loadReplay(path);
+  if (!maybeSave()) return false;
+  if (isSimulating()) leaveSimulation();
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  statusBar()->showMessage(tr("Opening %1…").arg(path));
+  try {
+    m_freshTree = true;
+    const io::ImportReport report = m_document->open(toPath(path));
+    QApplication::restoreOverrideCursor();
+    const QString text = qs(report.toText());
+    appendMessage(tr("Opened %1").arg(path));
+    if (!text.trimmed().isEmpty()) appendMessage(text.trimmed());
+    showImportReport(text, report.format != "articula");
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    m_viewport->fitToScene();
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
+    return true;
+  } catch (const std::exception& e) {
+    m_freshTree = false;
+    QApplication::restoreOverrideCursor();
+    statusBar()->clearMessage();
+    appendMessage(tr("Could not open %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not open"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::save() {
+  if (m_document->filePath().empty()) return saveAs();
+  return saveTo(qs(m_document->filePath().string()));
+}
+
+bool MainWindow::saveAs() {
+  QString suggested = m_document->filePath().empty()
+                          ? QFileInfo(m_document->displayName()).completeBaseName() + ".articula"
+                          : qs(m_document->filePath().string());
+  const QString path = m_dialogs.saveFile(this, tr("Save As"), tr("Articula scenes (*.articula)"), suggested);
+  if (path.isEmpty()) return false;
+  return saveTo(path.endsWith(".articula") ? path : path + ".articula");
+}
+
+bool MainWindow::saveTo(const QString& path) {
+  try {
+    m_document->save(toPath(path));
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    removeRecoveryFile();
+    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    appendMessage(tr("Saved %1").arg(path));
+    return true;
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not save %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not save"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::exportWithDialog() {
+  const QString path = m_dialogs.saveFile(this, tr("Export for Headless Run"), tr("Articula scenes (*.articula)"),
+                                          QFileInfo(m_document->displayName()).completeBaseName() + "-run.articula");
+  if (!path.isEmpty()) exportForHeadlessRun(path.endsWith(".articula") ? path : path + ".articula");
+}
+
+bool MainWindow::exportForHeadlessRun(const QString& path) {
+  try {
+    m_document->writeCopy(toPath(path));
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not export %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not export"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  const QString command = QStringLiteral("articula-run run \"%1\"").arg(QFileInfo(path).absoluteFilePath());
+  appendMessage(tr("Exported %1. Run it without a window with:\n    %2").arg(path, command));
+  auto* box = new QMessageBox(QMessageBox::Information, tr("Exported"),
+                              tr("The scene was written to %1.\n\nRun it headless with:\n%2").arg(path, command),
+                              QMessageBox::Ok, this);
+  box->setObjectName("exportMessage");
+  box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setModal(false);
+  box->show();
+  return true;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value("recentFiles").toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  settings.setValue("recentFiles", files);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList files = QSettings().value("recentFiles").toStringList();
+  for (int i = 0; i < files.size(); ++i) {
+    QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
+    a->setToolTip(files[i]);
+    a->setData(files[i]);
+    connect(a, &QAction::triggered, this, [this, path = files[i]] { openFile(path); });
+  }
+  if (files.isEmpty()) m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!event->mimeData()->hasUrls()) return;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && isKnownFile(url.toLocalFile())) {
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && isKnownFile(url.toLocalFile())) {
+      event->acceptProposedAction();
+      openFile(url.toLocalFile());
+      return;
+    }
+  }
+}
+
+void MainWindow::showPreferences() {
+  PreferencesDialog dialog(Preferences::load(), this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const Preferences p = dialog.preferences();
+  p.save();
+  if (p.autosaveSeconds > 0) {
+    m_autosaveTimer->start(p.autosaveSeconds * 1000);
+  } else {
+    m_autosaveTimer->stop();
+  }
+}
+
+// ---- simulation -----------------------------------------------------------------------------------
+
+bool MainWindow::isSimulating() const {
+  return m_simulation->isActive();
+}
+
+bool MainWindow::enterSimulation() {
+  if (isSimulating()) return true;
+  RecordingOptions recording;
+  if (m_document->sceneRecording()) recording = m_document->sceneRecording()->options;
+  recording.budgetBytes = static_cast<std::size_t>(Preferences::load().recordingBudgetMiB * 1024.0 * 1024.0);
+  try {
+    m_simulation->start(m_document->sceneText(), m_document->baseDirectory(), recording);
+  } catch (const std::exception& e) {
+    appendMessage(tr("Cannot simulate: %1").arg(QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Cannot simulate"), QString::fromUtf8(e.what()));
+    updateActions();
+    return false;
+  }
+  m_simulation->setTargetRealTimeFactor(m_rtfBox->currentData().toDouble());
+  m_document->setLocked(true);
+  m_viewport->setSimulationMode(true);
+  appendMessage(tr("Simulation mode: the design is kept as it is; Leave Simulation returns to it."));
+  updateActions();
+  return true;
+}
+
+void MainWindow::leaveSimulation() {
+  if (!isSimulating()) return;
+  m_simulation->stop();
+  m_document->setLocked(false);
+  m_viewport->setSimulationMode(false);
+  appendMessage(tr("Design mode"));
+  updateActions();
+}
+
+bool MainWindow::loadReplay(const QString& path) {
+  Recording recording;
+  try {
+    recording = Recording::load(toPath(path));
+    // Check against the design before anything changes.
+    World check;
+    io::loadSceneFromString(check, m_document->sceneText(), "<design>", m_document->baseDirectory());
+    recording.checkLayout(check);
+  } catch (const std::exception& e) {
+    appendMessage(tr("Replay %1 not loaded: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Replay not loaded"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  if (isSimulating()) leaveSimulation();
+  RecordingOptions options = recording.options();
+  try {
+    m_simulation->start(m_document->sceneText(), m_document->baseDirectory(), options, std::move(recording));
+  } catch (const std::exception& e) {
+    appendMessage(tr("Replay %1 not loaded: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Replay not loaded"), QString::fromUtf8(e.what()));
+    updateActions();
+    return false;
+  }
+  m_document->setLocked(true);
+  m_viewport->setSimulationMode(true);
+  appendMessage(tr("Loaded replay %1 (%2 frames)").arg(path).arg(m_simulation->status().frames));
+  addRecentFile(QFileInfo(path).absoluteFilePath());
+  updateActions();
+  return true;
+}
+
+bool MainWindow::saveReplay(const QString& path) {
+  if (!isSimulating()) return false;
+  try {
+    m_simulation->saveRecording(toPath(path), m_document->filePath().string());
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not save replay %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not save replay"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  appendMessage(tr("Saved replay %1").arg(path));
+  return true;
+}
+
+// ---- recovery ---------------------------------------------------------------------------------------
+
+QString MainWindow::recoveryFile() const {
+  return m_recoveryDirectory + "/recovery.articula";
+}
+
+void MainWindow::autosaveNow() {
+  if (!m_document->isModified()) return;
+  QDir().mkpath(m_recoveryDirectory);
+  try {
+    m_document->writeCopy(toPath(recoveryFile()));
+  } catch (const std::exception& e) {
+    appendMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())));
+    return;
+  }
+  QJsonObject info;
+  info["pid"] = static_cast<qint64>(QCoreApplication::applicationPid());
+  info["file"] = qs(m_document->filePath().string());
+  info["source"] = qs(m_document->sourcePath().string());
+  info["time"] = QDateTime::currentDateTime().toString(Qt::ISODate);
+  QFile sidecar(recoveryFile() + ".json");
+  if (sidecar.open(QIODevice::WriteOnly | QIODevice::Truncate)) sidecar.write(QJsonDocument(info).toJson());
+}
+
+void MainWindow::removeRecoveryFile() {
+  QFile::remove(recoveryFile());
+  QFile::remove(recoveryFile() + ".json");
+}
+
+bool MainWindow::offerRecovery() {
+  if (!QFileInfo::exists(recoveryFile())) return false;
+  QFile sidecar(recoveryFile() + ".json");
+  QJsonObject info;
+  if (sidecar.open(QIODevice::ReadOnly)) info = QJsonDocument::fromJson(sidecar.readAll()).object();
+  // A recovery file of a studio that is still running is not offered.
+  const auto pid = static_cast<pid_t>(info.value("pid").toInteger());
+  if (pid > 0 && pid != static_cast<pid_t>(QCoreApplication::applicationPid()) && ::kill(pid, 0) == 0) return false;
+  const QString original = info.value("file").toString();
+  const QString when = info.value("time").toString();
+  const QMessageBox::StandardButton answer = m_dialogs.ask(
+      this, tr("Recover unsaved work"),
+      tr("Articula Studio did not close normally. A design autosaved at %1%2 can be recovered.\n\nRecover it?")
+          .arg(when.isEmpty() ? tr("an unknown time") : when,
+               original.isEmpty() ? QString() : tr(" (from %1)").arg(original)),
+      QMessageBox::Yes | QMessageBox::No);
+  if (answer != QMessageBox::Yes) {
+    removeRecoveryFile();
+    return false;
+  }
+  try {
+    m_document->open(toPath(recoveryFile()));
+    m_document->markRecovered(toPath(original));
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not recover: %1").arg(QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not recover"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  removeRecoveryFile();
+  autosaveNow();
+  m_viewport->fitToScene();
+  appendMessage(tr("Recovered the autosaved design%1; save it to keep it.")
+                    .arg(original.isEmpty() ? QString() : tr(" of %1").arg(original)));
+  return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  m_simulation->stop();
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  removeRecoveryFile();
+  event->accept();
+}
+
+}  // namespace articula::studio

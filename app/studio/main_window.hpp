@@ -1,0 +1,202 @@
+#pragma once
+/// @file
+/// MainWindow: the studio's window. The 3D viewport in the centre; docks
+/// for the scene tree, the inspector, the timeline (replay), the messages
+/// and the undo history; menus, a toolbar and a status bar showing the
+/// mode, the simulated time and the real-time factor. Layout, recent
+/// files and preferences persist in QSettings. Design edits go through the
+/// Document's undo stack; simulating runs a copy of the design on its own
+/// thread (Simulation), so leaving the simulation returns to the design
+/// exactly as it was. The design is autosaved to a recovery file and
+/// offered back after a crash.
+
+#include "object_ref.hpp"
+
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QString>
+
+#include <functional>
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QDialog;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QTimer;
+class QTreeView;
+
+namespace articula::studio {
+
+class Document;
+class Inspector;
+class SceneTreeModel;
+class Simulation;
+class TimelineWidget;
+class ViewportWidget;
+struct SimulationStatus;
+
+/// The dialogs the window asks through; tests replace them.
+struct StudioDialogs {
+  /// Open-file chooser: returns the chosen file or an empty string.
+  std::function<QString(QWidget* parent, const QString& caption, const QString& filter)> openFile;
+  /// Save-file chooser, starting from `suggested`.
+  std::function<QString(QWidget* parent, const QString& caption, const QString& filter, const QString& suggested)>
+      saveFile;
+  /// A question with the given buttons; returns the button chosen.
+  std::function<QMessageBox::StandardButton(QWidget* parent, const QString& title, const QString& text,
+                                            QMessageBox::StandardButtons buttons)>
+      ask;
+  /// An error the user must see.
+  std::function<void(QWidget* parent, const QString& title, const QString& text)> error;
+
+  /// Qt's file dialogs and message boxes.
+  static StudioDialogs standard();
+};
+
+struct MainWindowOptions {
+  /// Folder of the recovery file; empty: the application data folder.
+  QString recoveryDirectory;
+  StudioDialogs dialogs = StudioDialogs::standard();
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const MainWindowOptions& options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+  MainWindow(const MainWindow&) = delete;
+  MainWindow& operator=(const MainWindow&) = delete;
+
+  Document* document() const { return m_document; }
+  Simulation* simulation() const { return m_simulation; }
+  ViewportWidget* viewportWidget() const { return m_viewport; }
+  QTreeView* sceneTree() const { return m_tree; }
+  SceneTreeModel* sceneTreeModel() const { return m_model; }
+  Inspector* inspector() const { return m_inspector; }
+  TimelineWidget* timeline() const { return m_timeline; }
+  /// Everything shown in the Messages dock.
+  QString messagesText() const;
+  /// The import report window of the last import (null before any).
+  QDialog* importReportDialog() const { return m_reportDialog; }
+  StudioDialogs& dialogs() { return m_dialogs; }
+
+  // ---- files ---------------------------------------------------------------
+  /// Opens a scene, robot or replay file (asks about unsaved changes first).
+  /// Errors are shown and change nothing. Returns success.
+  bool openFile(const QString& path);
+  bool saveTo(const QString& path);
+  /// Writes the design for articula-run and reports the command to run it.
+  bool exportForHeadlessRun(const QString& path);
+  /// Asks about unsaved changes: false when the user cancels.
+  bool maybeSave();
+
+  // ---- simulation ------------------------------------------------------------
+  bool enterSimulation();
+  void leaveSimulation();
+  bool isSimulating() const;
+  /// Loads a replay into the simulation of the open scene; a replay of
+  /// another layout is refused with the LayoutIncompatible message and
+  /// nothing changes.
+  bool loadReplay(const QString& path);
+  bool saveReplay(const QString& path);
+
+  // ---- recovery ------------------------------------------------------------------
+  /// The recovery file the design is autosaved to.
+  QString recoveryFile() const;
+  /// Writes the recovery file now (when the design has unsaved changes).
+  void autosaveNow();
+  /// When a recovery file from an earlier run exists, asks whether to
+  /// restore it; restores it when the answer is yes. Returns whether it did.
+  bool offerRecovery();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createDocks();
+  void createActions();
+  void createMenus();
+  void createToolBar();
+  void createStatusBar();
+  void updateTitle();
+  void updateActions();
+  void updateRecentMenu();
+  void addRecentFile(const QString& path);
+  void appendMessage(const QString& text);
+  void showImportReport(const QString& text, bool raise);
+  void onSimulationStatus(const SimulationStatus& status);
+  void onTreeSelectionChanged();
+  void onDocumentSelectionChanged();
+  void onPicked(const ObjectRef& ref);
+  void onDesignAboutToReset();
+  bool editWithMessage(const QString& label, const std::function<void(World&)>& op);
+  void createRigidBody(GeometryType type);
+  void createLink(JointType type);
+  void createLoopClosure(LoopClosureFamily family);
+  void createCoupler();
+  void createFrame();
+  void deleteSelection();
+  void duplicateSelection();
+  void newDesign();
+  void openWithDialog();
+  bool save();
+  bool saveAs();
+  void exportWithDialog();
+  void showPreferences();
+  void removeRecoveryFile();
+
+  StudioDialogs m_dialogs;
+  QString m_recoveryDirectory;
+  Document* m_document = nullptr;
+  Simulation* m_simulation = nullptr;
+  ViewportWidget* m_viewport = nullptr;
+  QTreeView* m_tree = nullptr;
+  SceneTreeModel* m_model = nullptr;
+  Inspector* m_inspector = nullptr;
+  TimelineWidget* m_timeline = nullptr;
+  QPlainTextEdit* m_messages = nullptr;
+  QDialog* m_reportDialog = nullptr;
+  QPlainTextEdit* m_reportText = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;
+  QLabel* m_modeLabel = nullptr;
+  QLabel* m_timeLabel = nullptr;
+  QLabel* m_rtfLabel = nullptr;
+  QLabel* m_residualLabel = nullptr;
+  QComboBox* m_rtfBox = nullptr;
+  QTimer* m_autosaveTimer = nullptr;
+  bool m_syncingSelection = false;
+  bool m_freshTree = false;
+  std::vector<ObjectRef> m_expanded;
+
+  QAction* m_newAction = nullptr;
+  QAction* m_openAction = nullptr;
+  QAction* m_saveAction = nullptr;
+  QAction* m_saveAsAction = nullptr;
+  QAction* m_exportAction = nullptr;
+  QAction* m_quitAction = nullptr;
+  QAction* m_undoAction = nullptr;
+  QAction* m_redoAction = nullptr;
+  QAction* m_deleteAction = nullptr;
+  QAction* m_duplicateAction = nullptr;
+  QAction* m_renameAction = nullptr;
+  QAction* m_preferencesAction = nullptr;
+  QAction* m_simulateAction = nullptr;
+  QAction* m_playAction = nullptr;
+  QAction* m_pauseAction = nullptr;
+  QAction* m_stepAction = nullptr;
+  QAction* m_resetAction = nullptr;
+  QAction* m_fitAction = nullptr;
+  QAction* m_translateAction = nullptr;
+  QAction* m_rotateAction = nullptr;
+  QAction* m_overlayAction = nullptr;
+  QList<QAction*> m_createActions;
+};
+
+}  // namespace articula::studio

@@ -1,0 +1,412 @@
+// The studio's main window driven as a user drives it (app/studio): a
+// scripted session on the four-bar (simulate 1000 steps, scrub to frame 200,
+// resume, leave) checked against the recording and a headless run; opening
+// a URDF robot through File ▸ Open (import report, rendered pixels); replay
+// files of another layout refused; a dropped file opened; screenshots of
+// the whole window in design and simulation mode; crash recovery. Runs
+// under Xvfb (QOpenGLWidget needs the xcb platform).
+#include "document.hpp"
+#include "main_window.hpp"
+#include "scene_tree_model.hpp"
+#include "simulation.hpp"
+#include "viewport_widget.hpp"
+
+#include <articula/io/import.hpp>
+#include <articula/io/scene_file.hpp>
+#include <articula/recording.hpp>
+#include <articula/viewer/debug_layers.hpp>
+#include <articula/viewer/scene_view.hpp>
+#include <articula/viewer/viewport.hpp>
+
+#include <QAction>
+#include <QDialog>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+using namespace articula;
+using namespace articula::studio;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kScenes = fs::path(ARTICULA_SOURCE_DIR) / "scenes";
+const fs::path kModels = fs::path(ARTICULA_SOURCE_DIR) / ".." / "shared" / "models" / "example-robot-data" / "robots";
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Where the screenshots go: $ARTICULA_SCREENSHOT_DIR, else the working folder.
+QString screenshotPath(const QString& name) {
+  const QString dir = qEnvironmentVariable("ARTICULA_SCREENSHOT_DIR", QDir::currentPath());
+  QDir().mkpath(dir);
+  return dir + "/" + name;
+}
+
+int countDifferent(const QImage& a, const QImage& b, QRect* box = nullptr) {
+  int n = 0;
+  QRect r;
+  for (int y = 0; y < std::min(a.height(), b.height()); ++y) {
+    for (int x = 0; x < std::min(a.width(), b.width()); ++x) {
+      const QColor p = a.pixelColor(x, y);
+      const QColor q = b.pixelColor(x, y);
+      if (std::abs(p.red() - q.red()) + std::abs(p.green() - q.green()) + std::abs(p.blue() - q.blue()) > 30) {
+        ++n;
+        r = r.united(QRect(x, y, 1, 1));
+      }
+    }
+  }
+  if (box) *box = r;
+  return n;
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    // Settings and data folders of the test user, not the real one.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("ArticulaTest");
+    QCoreApplication::setApplicationName("StudioTest");
+    QVERIFY(recoveryDir_.isValid());
+  }
+
+  void init() {
+    asked_.clear();
+    errors_.clear();
+    chosenFile_.clear();
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    window_ = std::make_unique<MainWindow>(options);
+    window_->resize(1280, 860);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QTRY_VERIFY(window_->viewportWidget()->viewport() != nullptr);
+  }
+
+  void cleanup() {
+    if (window_) {
+      window_->document()->undoStack()->setClean();
+      window_->close();
+      window_.reset();
+    }
+  }
+
+  // The scripted session of the issue, every number checked against the
+  // recording or a headless run of the same scene.
+  void scriptedSimulationSession() {
+    const fs::path scene = kScenes / "four_bar.articula";
+    QVERIFY(window_->openFile(QString::fromStdString(scene.string())));
+    Document* doc = window_->document();
+    const std::string design = doc->sceneText();
+    QCOMPARE(design, readFile(scene));  // the file as it is, nothing lost
+
+    QAction* simulate = window_->findChild<QAction*>("actionSimulate");
+    QVERIFY(simulate);
+    simulate->trigger();
+    QVERIFY(window_->isSimulating());
+    QVERIFY(doc->isLocked());
+    Simulation* sim = window_->simulation();
+    sim->step(1000);
+    sim->waitIdle();
+    QTRY_COMPARE(window_->viewportWidget()->scene().appliedSnapshot().step, std::uint64_t(1000));
+    QCOMPARE(sim->status().frames, std::size_t(1001));
+
+    // Scrub with the timeline's slider to frame 200: the viewer shows the
+    // recorded state.
+    auto* slider = window_->findChild<QSlider*>("timelineSlider");
+    QVERIFY(slider);
+    QTRY_COMPARE(slider->maximum(), 1000);
+    slider->setValue(200);
+    sim->waitIdle();
+    QTRY_COMPARE(window_->viewportWidget()->scene().appliedSnapshot().step, std::uint64_t(200));
+    const viewer::RenderSnapshot& shown = window_->viewportWidget()->scene().appliedSnapshot();
+    const Recording recording = sim->recordingCopy();
+    const RuntimeSnapshot frame200 = recording.snapshot(200);
+    QCOMPARE(shown.positions.size(), std::size_t(frame200.state.positions.size()));
+    for (std::size_t i = 0; i < shown.positions.size(); ++i) {
+      QCOMPARE(shown.positions[i], frame200.state.positions[static_cast<Eigen::Index>(i)]);
+      QCOMPARE(shown.velocities[i], frame200.state.velocities[static_cast<Eigen::Index>(i)]);
+    }
+    QCOMPARE(shown.time, frame200.state.time);
+    QCOMPARE(slider->value(), 200);
+
+    // Resume from the shown frame for 100 steps: a new branch.
+    sim->step(100);
+    sim->waitIdle();
+    QTRY_COMPARE(window_->viewportWidget()->scene().appliedSnapshot().step, std::uint64_t(300));
+    QCOMPARE(sim->status().frames, std::size_t(301));
+
+    // The same scene run headless for 300 steps ends in the same state, bit for bit.
+    World headless;
+    io::loadScene(headless, scene);
+    headless.step(300);
+    const VectorXd q = headless.getPositions();
+    const viewer::RenderSnapshot& after = window_->viewportWidget()->scene().appliedSnapshot();
+    QCOMPARE(after.positions.size(), std::size_t(q.size()));
+    for (std::size_t i = 0; i < after.positions.size(); ++i) {
+      QCOMPARE(after.positions[i], q[static_cast<Eigen::Index>(i)]);
+    }
+    QCOMPARE(after.time, headless.getTime());
+
+    // Leaving returns to the design exactly as it was.
+    simulate->trigger();
+    QVERIFY(!window_->isSimulating());
+    QVERIFY(!doc->isLocked());
+    QCOMPARE(doc->sceneText(), design);
+    QVERIFY(!doc->isModified());
+  }
+
+  // File ▸ Open on a URDF robot: the import report appears and the robot
+  // is drawn (the visuals layer changes the pixels where the robot is).
+  void openUrdfThroughFileAction() {
+    const fs::path urdf = kModels / "ur_description" / "urdf" / "ur5_robot.urdf";
+    if (!fs::exists(urdf)) QSKIP("../shared/models/example-robot-data is absent");
+    chosenFile_ = QString::fromStdString(urdf.string());
+    QAction* open = window_->findChild<QAction*>("actionOpen");
+    QVERIFY(open);
+    open->trigger();
+    QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join("; ")));
+    QVERIFY(window_->document()->world().numMultibodies() == 1);
+    QVERIFY(window_->importReportDialog());
+    QTRY_VERIFY(window_->importReportDialog()->isVisible());
+    auto* report = window_->importReportDialog()->findChild<QPlainTextEdit*>("importReportText");
+    QVERIFY(report);
+    QVERIFY2(report->toPlainText().contains("ur5_robot.urdf"), qPrintable(report->toPlainText()));
+    QVERIFY(window_->messagesText().contains("ur5_robot.urdf"));
+
+    ViewportWidget* view = window_->viewportWidget();
+    view->scene().setLayerVisible(viewer::Layer::Shadows, false);
+    const QImage with = view->grabView();
+    view->scene().setLayerVisible(viewer::Layer::Visuals, false);
+    const QImage without = view->grabView();
+    view->scene().setLayerVisible(viewer::Layer::Visuals, true);
+    QRect box;
+    const int robotPixels = countDifferent(with, without, &box);
+    with.save(screenshotPath("studio_ur5_viewport.png"));
+    QVERIFY2(robotPixels > 2000, qPrintable(QString("the robot covers %1 pixels").arg(robotPixels)));
+    // Fitted: the robot is in the view, away from its edges, and fills a good part of it.
+    QVERIFY2(box.width() > with.width() / 8 && box.height() > with.height() / 4,
+             qPrintable(QString("robot box %1×%2").arg(box.width()).arg(box.height())));
+    QVERIFY(box.left() > 0 && box.top() > 0 && box.right() < with.width() - 1 && box.bottom() < with.height() - 1);
+  }
+
+  // A replay of another scene's layout is refused with the layout message;
+  // nothing changes. One of the same scene is loaded and shown.
+  void replayOfAnotherLayoutIsRefused() {
+    QTemporaryDir dir;
+    const fs::path otherReplay = fs::path(dir.path().toStdString()) / "box_stack.replay";
+    {
+      World w;
+      io::loadScene(w, kScenes / "box_stack.articula");
+      Recorder recorder(w);
+      w.step(20);
+      recorder.recording().save(otherReplay);
+    }
+    const fs::path ownReplay = fs::path(dir.path().toStdString()) / "four_bar.replay";
+    {
+      World w;
+      io::loadScene(w, kScenes / "four_bar.articula");
+      Recorder recorder(w);
+      w.step(50);
+      recorder.recording().save(ownReplay);
+    }
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    const std::string design = window_->document()->sceneText();
+    QVERIFY(!window_->loadReplay(QString::fromStdString(otherReplay.string())));
+    QCOMPARE(errors_.size(), 1);
+    QVERIFY2(errors_.front().contains("layout", Qt::CaseInsensitive), qPrintable(errors_.front()));
+    QVERIFY(!window_->isSimulating());
+    QCOMPARE(window_->document()->sceneText(), design);
+
+    QVERIFY(window_->openFile(QString::fromStdString(ownReplay.string())));
+    QVERIFY(window_->isSimulating());
+    window_->simulation()->waitIdle();
+    QCOMPARE(window_->simulation()->status().frames, std::size_t(51));
+    window_->leaveSimulation();
+    QCOMPARE(window_->document()->sceneText(), design);
+  }
+
+  // A file dropped on the window is opened.
+  void droppedFileIsOpened() {
+    auto* mime = new QMimeData;
+    mime->setUrls({QUrl::fromLocalFile(QString::fromStdString((kScenes / "slider_crank.articula").string()))});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &drop);
+    QCOMPARE(window_->document()->displayName(), QString("slider_crank.articula"));
+    delete mime;
+  }
+
+  // Closing with unsaved changes asks; Cancel keeps the window and the design.
+  void unsavedChangesAreAskedAbout() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    window_->findChild<QAction*>("actionCreateBody_box")->trigger();
+    QVERIFY(window_->document()->isModified());
+    QVERIFY(window_->document()->world().numRigidBodies() == 1);
+    answer_ = QMessageBox::Cancel;
+    QVERIFY(!window_->close());
+    QCOMPARE(asked_.size(), 1);
+    QVERIFY(window_->isVisible());
+    QVERIFY(!window_->openFile(QString::fromStdString((kScenes / "box_stack.articula").string())));
+    QCOMPARE(window_->document()->world().numRigidBodies(), std::size_t(1));
+    // Undo through the Edit menu's action takes the body away again.
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(window_->document()->world().numRigidBodies(), std::size_t(0));
+    answer_ = QMessageBox::Discard;
+  }
+
+  // Dragging the gizmo of a link turns that link's joint; the closed loop
+  // follows (the other joints move, the closure stays closed), and the drag
+  // is one undo step that puts back the design exactly.
+  void gizmoDragMovesALinkAndTheLoopFollows() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    Document* doc = window_->document();
+    const std::string design = doc->sceneText();
+    const ObjectRef crankRef{ObjectKind::Link, "four_bar/crank"};
+    doc->setSelection({crankRef});
+    ViewportWidget* view = window_->viewportWidget();
+    view->grabView();  // the gizmo takes its size from the camera when drawn
+    viewer::SceneView& scene = view->scene();
+    QVERIFY(scene.isGizmoVisible());
+    const Link crank = *findLink(doc->world(), crankRef);
+    const Isometry3d X = crank.getWorldTransform();
+    QVERIFY(scene.gizmo().pose().isApprox(X, 1e-12));
+    // The z arrow is tangent to the circle the crank's centre of mass
+    // moves on (rotation about y): dragging along it turns the crank.
+    const double size = scene.gizmo().size();
+    const Vector3d axis = scene.gizmo().axisDirection(viewer::GizmoAxis::Z);
+    const viewer::OrbitCamera& camera = view->viewport()->camera();
+    const int w = view->viewport()->width();
+    const int h = view->viewport()->height();
+    const std::optional<Eigen::Vector2d> a = camera.project(X.translation() + 0.6 * size * axis, w, h);
+    const std::optional<Eigen::Vector2d> b = camera.project(X.translation() + 1.0 * size * axis, w, h);
+    QVERIFY(a && b);
+    const double ratio = view->devicePixelRatioF();
+    const Eigen::Vector2d dir = (*b - *a).normalized();
+    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
+      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
+    };
+    const int undoBefore = doc->undoStack()->count();
+    const double q0 = crank.getParentJoint().getPosition(0);
+    const VectorXd allBefore = doc->world().getPositions();
+    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
+    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch the gizmo's z arrow");
+    QPoint last;
+    for (int i = 1; i <= 6; ++i) {
+      last = widgetPoint(*a + 8.0 * i * dir);
+      QTest::mouseMove(view, last);
+    }
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    const double q1 = findLink(doc->world(), crankRef)->getParentJoint().getPosition(0);
+    QVERIFY2(std::abs(q1 - q0) > 0.02, qPrintable(QString("the crank turned by %1 rad").arg(q1 - q0)));
+    // The rest of the loop moved with it and the loop is closed.
+    const VectorXd allAfter = doc->world().getPositions();
+    QVERIFY(std::abs(allAfter[1] - allBefore[1]) > 1e-3);
+    QVERIFY(std::abs(allAfter[2] - allBefore[2]) > 1e-3);
+    QVERIFY2(doc->maxClosureResidual() < 1e-8, qPrintable(QString::number(doc->maxClosureResidual())));
+    QCOMPARE(doc->undoStack()->count(), undoBefore + 1);
+    QVERIFY(doc->isModified());
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(doc->sceneText(), design);
+    window_->findChild<QAction*>("actionRedo")->trigger();
+    QCOMPARE(findLink(doc->world(), crankRef)->getParentJoint().getPosition(0), q1);
+  }
+
+  // Whole-window screenshots in design and in simulation mode.
+  void screenshots() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    window_->document()->setSelection({{ObjectKind::Link, "four_bar/coupler"}});
+    QTest::qWait(200);
+    const QImage design = window_->grab().toImage();
+    QVERIFY(design.save(screenshotPath("studio_design_mode.png")));
+    window_->findChild<QAction*>("actionSimulate")->trigger();
+    QVERIFY(window_->isSimulating());
+    window_->simulation()->step(1500);
+    window_->simulation()->waitIdle();
+    QTRY_COMPARE(window_->viewportWidget()->scene().appliedSnapshot().step, std::uint64_t(1500));
+    QTest::qWait(200);
+    const QImage simulation = window_->grab().toImage();
+    QVERIFY(simulation.save(screenshotPath("studio_simulation_mode.png")));
+    // The linkage moved between the two: the viewports differ.
+    QVERIFY(countDifferent(design, simulation) > 500);
+    window_->leaveSimulation();
+  }
+
+  // A recovery file left by a session that did not close is offered to the
+  // next window, and accepting it restores the design (unsaved, belonging
+  // to the file it was edited from).
+  void crashRecovery() {
+    const fs::path scene = kScenes / "four_bar.articula";
+    QVERIFY(window_->openFile(QString::fromStdString(scene.string())));
+    window_->findChild<QAction*>("actionCreateBody_sphere")->trigger();
+    const std::string edited = window_->document()->sceneText();
+    QVERIFY(edited != readFile(scene));
+    window_->autosaveNow();
+    QVERIFY(QFileInfo::exists(window_->recoveryFile()));
+    // The window goes away without closing (as in a crash).
+    window_.reset();
+
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    window_ = std::make_unique<MainWindow>(options);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    answer_ = QMessageBox::Yes;
+    asked_.clear();
+    QVERIFY(window_->offerRecovery());
+    QCOMPARE(asked_.size(), 1);
+    QVERIFY2(asked_.front().contains("recover", Qt::CaseInsensitive), qPrintable(asked_.front()));
+    QCOMPARE(window_->document()->sceneText(), edited);
+    QVERIFY(window_->document()->isModified());
+    QCOMPARE(window_->document()->filePath(), scene);
+    QCOMPARE(window_->document()->world().numRigidBodies(), std::size_t(1));
+    // A normal close removes the recovery file: nothing is offered next time.
+    answer_ = QMessageBox::Discard;
+    QVERIFY(window_->close());
+    QVERIFY(!QFileInfo::exists(window_->recoveryFile()));
+  }
+
+ private:
+  void stubDialogs(StudioDialogs& d) {
+    d.openFile = [this](QWidget*, const QString&, const QString&) { return chosenFile_; };
+    d.saveFile = [this](QWidget*, const QString&, const QString&, const QString&) { return chosenFile_; };
+    d.ask = [this](QWidget*, const QString&, const QString& text, QMessageBox::StandardButtons) {
+      asked_.push_back(text);
+      return answer_;
+    };
+    d.error = [this](QWidget*, const QString& title, const QString& text) { errors_.push_back(title + ": " + text); };
+  }
+
+  QTemporaryDir recoveryDir_;
+  std::unique_ptr<MainWindow> window_;
+  QString chosenFile_;
+  QStringList asked_;
+  QStringList errors_;
+  QMessageBox::StandardButton answer_ = QMessageBox::Discard;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"
