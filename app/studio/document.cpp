@@ -32,29 +32,24 @@ bool Document::isModified() const {
 void Document::newDesign() {
   auto fresh = std::make_unique<World>();
   fresh->addGroundPlane();
-  m_world = std::move(fresh);
-  m_filePath.clear();
-  m_sourcePath.clear();
-  m_report.reset();
-  m_recording.reset();
-  m_dragStart.reset();
-  m_undo->clear();
-  m_undo->setClean();
-  m_selection.clear();
-  emit designReset();
-  emit selectionChanged();
-  emit fileStateChanged();
+  adopt(std::move(fresh), {}, std::nullopt);
 }
 
 io::ImportReport Document::open(const std::filesystem::path& file, const io::ImportOptions& options) {
   // Import into a fresh world: on failure the open design is untouched.
   auto fresh = std::make_unique<World>();
   io::ImportReport report = io::importFile(*fresh, file, options);
-  m_world = std::move(fresh);
-  m_sourcePath = file;
-  m_filePath = file.extension() == ".articula" ? file : std::filesystem::path();
+  adopt(std::move(fresh), file, report);
+  return report;
+}
+
+void Document::adopt(std::unique_ptr<World> world, const std::filesystem::path& source,
+                     const std::optional<io::ImportReport>& report) {
+  m_world = std::move(world);
+  m_sourcePath = source;
+  m_filePath = source.extension() == ".articula" ? source : std::filesystem::path();
   m_report = report;
-  m_recording = report.recording;
+  m_recording = report ? report->recording : std::nullopt;
   m_dragStart.reset();
   m_undo->clear();
   m_undo->setClean();
@@ -62,7 +57,6 @@ io::ImportReport Document::open(const std::filesystem::path& file, const io::Imp
   emit designReset();
   emit selectionChanged();
   emit fileStateChanged();
-  return report;
 }
 
 void Document::save(const std::filesystem::path& file) {

@@ -144,6 +144,9 @@ class Document : public QObject {
 
  private:
   void dropStaleSelection();
+  /// Makes `world` the design (new or opened): clears the undo stack and the selection.
+  void adopt(std::unique_ptr<World> world, const std::filesystem::path& source,
+             const std::optional<io::ImportReport>& report);
   void writePositions(const VectorXd& q, const std::vector<ObjectRef>& hold);
 
   std::unique_ptr<World> m_world;

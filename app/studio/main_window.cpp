@@ -223,6 +223,7 @@ void MainWindow::createDocks() {
   auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
   inspectorDock->setObjectName("inspectorDock");
   inspectorDock->setWidget(m_inspector);
+  m_inspector->setMinimumWidth(360);  // labels and fields side by side
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
 
   m_timeline = new TimelineWidget(m_simulation, this);
@@ -230,6 +231,8 @@ void MainWindow::createDocks() {
   auto* timelineDock = new QDockWidget(tr("Timeline"), this);
   timelineDock->setObjectName("timelineDock");
   timelineDock->setWidget(m_timeline);
+  // The timeline is one row of controls: it does not take the viewport's height.
+  m_timeline->setMaximumHeight(m_timeline->sizeHint().height());
   addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
 
   m_messages = new QPlainTextEdit(this);
