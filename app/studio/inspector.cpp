@@ -865,7 +865,7 @@ void Inspector::addCoordinateFields(const ObjectRef& jointRef) {
   const JointType type = joint.type();
   const int nq = joint.numPositions();
   if (nq == 0) return;
-  addHeading(tr("Joint coordinates"));
+  addHeading(m_readOnly ? tr("Joint coordinates (design)") : tr("Joint coordinates"));
   for (int i = 0; i < nq; ++i) {
     const QString key = QStringLiteral("q%1").arg(i);
     const bool angle = isAngleCoordinate(type, i);

@@ -7,9 +7,12 @@
 // under Xvfb (QOpenGLWidget needs the xcb platform).
 #include "document.hpp"
 #include "main_window.hpp"
+#include "preferences.hpp"
 #include "scene_tree_model.hpp"
 #include "simulation.hpp"
 #include "viewport_widget.hpp"
+
+#include <run_tool.hpp>
 
 #include <articula/io/import.hpp>
 #include <articula/io/scene_file.hpp>
@@ -20,6 +23,8 @@
 
 #include <QAction>
 #include <QDialog>
+#include <QDockWidget>
+#include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSlider>
@@ -334,6 +339,53 @@ class MainWindowTest : public QObject {
     QCOMPARE(findLink(doc->world(), crankRef)->getParentJoint().getPosition(0), q1);
   }
 
+  // Export for headless run writes the design as it is and names the
+  // articula-run command, which runs it; the opened file is in Open Recent.
+  void exportForHeadlessRunAndRecentFiles() {
+    const QString scene = QString::fromStdString((kScenes / "slider_crank.articula").string());
+    QVERIFY(window_->openFile(scene));
+    auto* recent = window_->findChild<QMenu*>("recentMenu");
+    QVERIFY(recent);
+    QVERIFY(!recent->actions().isEmpty());
+    QCOMPARE(recent->actions().front()->data().toString(), QFileInfo(scene).absoluteFilePath());
+    QTemporaryDir dir;
+    const QString out = dir.path() + "/exported.articula";
+    QVERIFY(window_->exportForHeadlessRun(out));
+    QCOMPARE(readFile(out.toStdString()), window_->document()->sceneText());
+    QVERIFY(window_->messagesText().contains("articula-run run \"" + out + "\""));
+    QVERIFY(!window_->document()->isModified());
+    QCOMPARE(window_->document()->displayName(), QString("slider_crank.articula"));
+    const test::RunResult run = test::runProgram(ARTICULA_RUN_EXE, {"run", out, "--steps", "50", "--quiet"});
+    QVERIFY2(run.exitCode == 0 && !run.crashed, qPrintable(run.err));
+  }
+
+  // The executable the README launches opens the default scene and draws it.
+  void studioExecutableOpensTheDefaultScene() {
+    QTemporaryDir dir;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CONFIG_HOME", dir.path() + "/config");
+    env.insert("XDG_DATA_HOME", dir.path() + "/data");
+    const QString png = dir.path() + "/studio.png";
+    const test::RunResult run = test::runProgram(ARTICULA_STUDIO_EXE, {"--screenshot", png}, env);
+    QVERIFY2(run.exitCode == 0 && !run.crashed, qPrintable(run.err));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    // The four-bar's three link colours (scenes/four_bar.articula: crank
+    // red, coupler blue, rocker green) are in the viewport's part of the
+    // window (between the docks; the status bar's green mode label is below).
+    int red = 0, blue = 0, green = 0;
+    for (int y = image.height() / 10; y < image.height() * 78 / 100; ++y) {
+      for (int x = image.width() / 5; x < image.width() * 72 / 100; ++x) {
+        const QColor c = image.pixelColor(x, y);
+        if (c.red() > 90 && c.red() > 2 * c.green() && c.red() > 2 * c.blue()) ++red;
+        if (c.blue() > 120 && c.blue() > 1.4 * c.red() && c.blue() > 1.2 * c.green()) ++blue;
+        if (c.green() > 50 && c.green() > 1.5 * c.red() && c.green() > 1.5 * c.blue()) ++green;
+      }
+    }
+    QVERIFY2(red > 50 && blue > 200 && green > 200,
+             qPrintable(QString("red %1 blue %2 green %3").arg(red).arg(blue).arg(green)));
+  }
+
   // Whole-window screenshots in design and in simulation mode.
   void screenshots() {
     QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
@@ -352,6 +404,36 @@ class MainWindowTest : public QObject {
     // The linkage moved between the two: the viewports differ.
     QVERIFY(countDifferent(design, simulation) > 500);
     window_->leaveSimulation();
+  }
+
+  // The dock layout and the preferences persist from one window to the next.
+  void layoutAndPreferencesPersist() {
+    auto* history = window_->findChild<QDockWidget*>("historyDock");
+    QVERIFY(history && history->isVisible());
+    history->hide();
+    Preferences prefs = Preferences::load();
+    const double budget = prefs.recordingBudgetMiB;
+    prefs.recordingBudgetMiB = 64.0;
+    prefs.save();
+    QVERIFY(window_->close());
+    window_.reset();
+
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    window_ = std::make_unique<MainWindow>(options);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(!window_->findChild<QDockWidget*>("historyDock")->isVisible());
+    QCOMPARE(Preferences::load().recordingBudgetMiB, 64.0);
+    // The simulation records within the budget of the preferences.
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    QVERIFY(window_->enterSimulation());
+    QCOMPARE(window_->simulation()->recordingCopy().options().budgetBytes, std::size_t(64) << 20);
+    window_->leaveSimulation();
+    window_->findChild<QDockWidget*>("historyDock")->show();
+    prefs.recordingBudgetMiB = budget;
+    prefs.save();
   }
 
   // A recovery file left by a session that did not close is offered to the
