@@ -2,6 +2,7 @@
 
 #include "document.hpp"
 
+#include <exception>
 #include <utility>
 
 namespace articula::studio {
@@ -15,14 +16,25 @@ SceneTextCommand::SceneTextCommand(Document* document, const QString& label, std
       m_mergeKey(std::move(mergeKey)) {}
 
 void SceneTextCommand::undo() {
-  m_document->restoreText(m_before);
+  restore(m_before);
   m_applied = false;
 }
 
 void SceneTextCommand::redo() {
   if (m_applied) return;  // pushed after the edit was made
-  m_document->restoreText(m_after);
+  restore(m_after);
   m_applied = true;
+}
+
+void SceneTextCommand::restore(const std::string& text) {
+  // Undo runs from Qt's event handling: an error is reported, not thrown
+  // (the design then stays as it was; a mesh file may have gone since).
+  try {
+    m_document->restoreText(text);
+  } catch (const std::exception& e) {
+    m_document->report(
+        QObject::tr("\"%1\" could not be undone or redone: %2").arg(actionText(), QString::fromUtf8(e.what())));
+  }
 }
 
 bool SceneTextCommand::mergeWith(const QUndoCommand* other) {

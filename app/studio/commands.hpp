@@ -36,6 +36,8 @@ class SceneTextCommand : public QUndoCommand {
   static constexpr int kId = 1;
 
  private:
+  void restore(const std::string& text);
+
   Document* m_document;
   std::string m_before;
   std::string m_after;

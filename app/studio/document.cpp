@@ -87,19 +87,25 @@ std::string Document::sceneText() const {
   return io::sceneToString(*m_world, baseDirectory());
 }
 
+std::string Document::undoText() const {
+  // Absolute mesh paths: the text reads back whatever the document's
+  // folder is by then (Save As to another folder).
+  return io::sceneToString(*m_world);
+}
+
 void Document::restoreText(const std::string& text) {
-  const std::string previous = sceneText();
-  m_world->clear();
-  try {
-    io::loadSceneFromString(*m_world, text, "<design>", baseDirectory());
-  } catch (...) {
-    m_world->clear();
-    io::loadSceneFromString(*m_world, previous, "<design>", baseDirectory());
-    throw;
-  }
+  // Read into a fresh world: when the text does not load (a mesh file gone
+  // since), the design stays as it is.
+  auto fresh = std::make_unique<World>();
+  io::loadSceneFromString(*fresh, text, "<design>");
+  m_world = std::move(fresh);
   m_dragStart.reset();
   dropStaleSelection();
   emit designReset();
+}
+
+void Document::report(const QString& text) {
+  emit message(text);
 }
 
 bool Document::edit(const QString& label, const std::function<void(World&)>& op, QString* error,
@@ -108,19 +114,23 @@ bool Document::edit(const QString& label, const std::function<void(World&)>& op,
     if (error) *error = tr("The design cannot be changed while the simulation runs.");
     return false;
   }
-  const std::string before = sceneText();
+  // A gizmo drag still held is its own step, before this one.
+  if (m_dragStart) endPositionsDrag(tr("Move"));
+  const std::string before = undoText();
   try {
     op(*m_world);
   } catch (const std::exception& e) {
     try {
       restoreText(before);
-    } catch (const std::exception&) {
-      // The text was written by sceneText() a moment ago and reads back.
+    } catch (const std::exception& again) {
+      // The text was written by undoText() a moment ago; it reads back
+      // unless a mesh file it names went away meanwhile.
+      emit message(tr("The design could not be put back as it was: %1").arg(QString::fromUtf8(again.what())));
     }
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  std::string after = sceneText();
+  std::string after = undoText();
   if (after == before) return true;
   m_undo->push(new SceneTextCommand(this, label, before, std::move(after), mergeKey));
   notifyDesignChanged();
@@ -155,7 +165,9 @@ void Document::endPositionsDrag(const QString& label) {
   const VectorXd before = *m_dragStart;
   m_dragStart.reset();
   const VectorXd after = m_world->getPositions();
-  if (before.size() == after.size() && before == after) return;
+  // Nothing to record, or a design whose coordinates are no longer those of
+  // the drag's start.
+  if (before.size() != after.size() || before == after) return;
   m_undo->push(new PositionsCommand(this, label, before, after, QString()));
 }
 
@@ -179,7 +191,10 @@ double Document::maxClosureResidual() const {
 }
 
 void Document::setLocked(bool locked) {
+  if (locked == m_locked) return;
+  if (locked && m_dragStart) endPositionsDrag(tr("Move"));
   m_locked = locked;
+  emit lockedChanged(locked);
 }
 
 void Document::setSelection(const std::vector<ObjectRef>& selection) {

@@ -78,13 +78,19 @@ class Document : public QObject {
   std::string sceneText() const;
   /// Folder that relative paths in sceneText() resolve against.
   std::filesystem::path baseDirectory() const;
-  /// Rebuilds the world from scene text (undo/redo). Emits designReset().
+  /// The design as the undo commands keep it: like sceneText() but with
+  /// absolute mesh paths, so that it reads back after the document moved.
+  std::string undoText() const;
+  /// Rebuilds the world from undoText() text (undo/redo). Emits designReset().
   /// @throws io::ImportError for text that does not load (the world is
-  ///         then rebuilt from the text it had).
+  ///         then unchanged).
   void restoreText(const std::string& text);
+  /// Shows `text` in the Messages dock (message()).
+  void report(const QString& text);
 
   // ---- editing -----------------------------------------------------------------
-  /// Applies `op` to the world as one undoable step named `label`. When `op`
+  /// Applies `op` to the world as one undoable step named `label` (a gizmo
+  /// drag still in progress is ended first, as its own step). When `op`
   /// throws, the design is put back as it was, nothing is pushed, false is
   /// returned and `error` (if given) receives the message. A non-empty
   /// `mergeKey` merges the step into the previous one when that has the

@@ -798,7 +798,9 @@ void changeJointType(World& world, const ObjectRef& jointRef, JointType type) {
   const JointSpec old = joint.getSpec();
   JointSpec spec = old;
   spec.type = type;
-  if (numDofs(type) != numDofs(old.type)) {
+  // Per-DoF values are in the units of the old coordinates (rad, m): they
+  // go with any change of type.
+  if (type != old.type) {
     spec.positionLowerLimits.resize(0);
     spec.positionUpperLimits.resize(0);
     spec.velocityLimits.resize(0);

@@ -88,8 +88,8 @@ ObjectRef duplicate(World& world, const ObjectRef& ref, const Vector3d& shift = 
 ObjectRef reparent(World& world, const ObjectRef& link, const ObjectRef& newParentLink);
 
 /// Gives a joint another type, keeping its name, offsets and (for types
-/// with one axis) its axis; limits and other per-DoF values are dropped
-/// when the DoF count changes.
+/// with one axis) its axis; limits and other per-DoF values (in the units
+/// of the old coordinates) are dropped.
 void changeJointType(World& world, const ObjectRef& joint, JointType type);
 
 /// Renames an object (rigid body, multibody, link, joint, shape, loop

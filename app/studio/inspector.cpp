@@ -275,6 +275,14 @@ QString unitIntervalMessage(double v) {
   return v >= 0.0 && v <= 1.0 ? QString() : QObject::tr("Must be between 0 and 1.");
 }
 
+// ---- drive sliders -------------------------------------------------------------
+
+/// The slider position of `fraction` of its range (clamped to the range).
+int sliderPosition(double fraction) {
+  const double f = std::isfinite(fraction) ? std::clamp(fraction, 0.0, 1.0) : 0.5;
+  return static_cast<int>(std::lround(f * kSliderSteps));
+}
+
 }  // namespace
 
 // ===========================================================================
@@ -1543,11 +1551,14 @@ void Inspector::buildSimulationControls(const ObjectRef& jointRef) {
         spec.effortLimits.size() > dof && std::isfinite(spec.effortLimits[dof]) && spec.effortLimits[dof] > 0.0
             ? spec.effortLimits[dof]
             : 10.0;
+    // The sliders start from what the simulation was last sent: it keeps
+    // applying that until told otherwise.
+    const double sentEffort = m_simulation->jointEffort(jointRef, dof);
     auto* effort = new QSlider(Qt::Horizontal);
     effort->setObjectName(QStringLiteral("effort_%1").arg(dof));
     effort->setRange(0, kSliderSteps);
-    effort->setValue(kSliderSteps / 2);
-    auto* effortValue = new QLabel(formatNumber(0.0));
+    effort->setValue(sliderPosition((sentEffort + limit) / (2.0 * limit)));
+    auto* effortValue = new QLabel(formatNumber(sentEffort));
     effortValue->setObjectName(QStringLiteral("effort_value_%1").arg(dof));
     effortValue->setMinimumWidth(60);
     connect(effort, &QSlider::valueChanged, this, [this, jointRef, dof, limit, effortValue](int pos) {
@@ -1571,15 +1582,21 @@ void Inspector::buildSimulationControls(const ObjectRef& jointRef) {
       hi = angle ? std::numbers::pi : 1.0;
     }
     const double scale = angle ? kDegPerRad : 1.0;
+    // The target sent, else the simulated position shown, else the design's.
+    const std::optional<double> sentTarget = m_simulation->jointTarget(jointRef, dof);
+    std::optional<double> initial = sentTarget;
+    if (!initial) initial = m_simulation->shownJointPosition(jointRef, dof);
+    if (!initial) initial = q.size() > dof ? q[dof] : 0.0;
+    const double start = std::clamp(*initial, lo, hi);
     auto* enable = new QCheckBox;
     enable->setObjectName(QStringLiteral("target_enable_%1").arg(dof));
     enable->setToolTip(tr("Drive this degree of freedom to the target"));
+    enable->setChecked(sentTarget.has_value());
     auto* target = new QSlider(Qt::Horizontal);
     target->setObjectName(QStringLiteral("target_%1").arg(dof));
     target->setRange(0, kSliderSteps);
-    const double start = std::clamp(q.size() > dof ? q[dof] : 0.0, lo, hi);
-    target->setValue(static_cast<int>(std::lround((start - lo) / (hi - lo) * kSliderSteps)));
-    auto* targetValue = new QLabel(formatNumber(start * scale));
+    target->setValue(sliderPosition((start - lo) / (hi - lo)));
+    auto* targetValue = new QLabel(formatNumber((sentTarget ? *sentTarget : start) * scale));
     targetValue->setObjectName(QStringLiteral("target_value_%1").arg(dof));
     targetValue->setMinimumWidth(60);
     const auto send = [this, jointRef, dof, lo, hi, scale, enable, target, targetValue] {

@@ -6,7 +6,9 @@
 /// the field and the design stays as it was. While the simulation runs (or
 /// the document is locked) the design fields are read-only and a selected
 /// link or joint gets effort and target sliders that drive the running
-/// simulation. Editors carry object names "field_<name>", their messages
+/// simulation; they show the drives last sent to it (Simulation::jointEffort,
+/// jointTarget), a target otherwise starting from the simulated position
+/// shown. Editors carry object names "field_<name>", their messages
 /// "error_<name>", so that tests and scripts can find them.
 ///
 /// The form follows Document::selectionChanged, designChanged, designReset

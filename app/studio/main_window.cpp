@@ -550,13 +550,21 @@ void MainWindow::createToolBar() {
   m_rtfBox->setToolTip(tr("Target real-time factor"));
   for (double f : {0.1, 0.25, 0.5, 1.0, 2.0, 4.0}) m_rtfBox->addItem(QStringLiteral("%1×").arg(f), f);
   m_rtfBox->addItem(tr("as fast as possible"), 0.0);
-  const double target = Preferences::load().targetRealTimeFactor;
-  const int index = m_rtfBox->findData(target);
-  m_rtfBox->setCurrentIndex(index >= 0 ? index : 3);
+  selectRealTimeFactor(Preferences::load().targetRealTimeFactor);
   connect(m_rtfBox, &QComboBox::currentIndexChanged, this,
           [this] { m_simulation->setTargetRealTimeFactor(m_rtfBox->currentData().toDouble()); });
   bar->addWidget(new QLabel(tr(" Real time: "), this));
   bar->addWidget(m_rtfBox);
+}
+
+void MainWindow::selectRealTimeFactor(double factor) {
+  int index = m_rtfBox->findData(factor);
+  if (index < 0) {
+    // A value of the preferences that is not one of the presets.
+    m_rtfBox->insertItem(0, QStringLiteral("%1×").arg(factor), factor);
+    index = 0;
+  }
+  m_rtfBox->setCurrentIndex(index);
 }
 
 void MainWindow::createStatusBar() {
@@ -834,8 +842,8 @@ bool MainWindow::maybeSave() {
 }
 
 void MainWindow::newDesign() {
-  if (isSimulating()) leaveSimulation();
   if (!maybeSave()) return;
+  if (isSimulating()) leaveSimulation();
   m_freshTree = true;
   m_document->newDesign();
   m_viewport->fitToScene();
@@ -978,6 +986,7 @@ void MainWindow::showPreferences() {
   if (dialog.exec() != QDialog::Accepted) return;
   const Preferences p = dialog.preferences();
   p.save();
+  selectRealTimeFactor(p.targetRealTimeFactor);
   if (p.autosaveSeconds > 0) {
     m_autosaveTimer->start(p.autosaveSeconds * 1000);
   } else {

@@ -124,6 +124,8 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void createToolBar();
   void createStatusBar();
+  /// Shows `factor` in the toolbar's real-time box (and so targets it).
+  void selectRealTimeFactor(double factor);
   void updateTitle();
   void updateActions();
   void updateRecentMenu();

@@ -523,7 +523,16 @@ struct Simulation::Worker {
     std::size_t j = std::min(playbackIndex, last);
     while (j < last && rec.frameInfo(j + 1).time <= target) ++j;
     if (j != playbackIndex || shownFrame != j) {
-      recorder->restore(j);
+      try {
+        recorder->restore(j);
+      } catch (const std::exception& e) {
+        mode = Mode::Paused;
+        measuredFactor = 0.0;
+        publisher->publish(*world);
+        postMessage("Simulation: play-back stopped, frame " + std::to_string(j) + " could not be shown: " + e.what());
+        postStatus();
+        return std::nullopt;
+      }
       publisher->publish(*world);
       playbackIndex = j;
       shownFrame = j;
@@ -564,14 +573,30 @@ struct Simulation::Worker {
     }
   }
 
+  /// Shows recorded frame 0 and discards the later frames; the world's
+  /// initial state, recorded anew, when frame 0 cannot be restored.
   void reset() {
     mode = Mode::Paused;
     shownFrame.reset();
     measuredFactor = 0.0;
-    world->reset();
     recorder->setPaused(false);
-    recorder->recording().clear();
-    recorder->capture();
+    Recording& rec = recorder->recording();
+    bool restored = false;
+    if (!rec.empty()) {
+      try {
+        recorder->restore(0);
+        rec.truncateAfter(0);
+        restored = true;
+      } catch (const std::exception& e) {
+        postMessage(std::string("Simulation: the first recorded frame could not be restored (") + e.what() +
+                    "); returned to the initial state");
+      }
+    }
+    if (!restored) {
+      world->reset();
+      rec.clear();
+      recorder->capture();
+    }
     publisher->publish(*world);
   }
 
@@ -753,11 +778,19 @@ void Simulation::start(const std::string& sceneText, const std::filesystem::path
   if (replay) replay->checkLayout(world);
   worker->prepare(recording, std::move(replay));
 
+  std::map<std::string, JointSegment> segments;
+  const StateSpace space = world.getStateSpace();
+  for (const StateSegment& s : space.segments()) {
+    if (!s.joint.empty()) segments[s.owner + "/" + s.joint] = {s.positionOffset, s.numPositions, s.numDofs};
+  }
+
   // Everything that can fail has succeeded: replace the running simulation.
   stopWorker();
   worker->generation = ++m_generation;
+  m_jointSegments = std::move(segments);
   m_publisher->setDescription(std::move(description));
   m_publisher->publish(world);
+  m_firstSnapshotVersion = m_publisher->publishedCount();
   const Clock::time_point now = Clock::now();
   worker->nextWarningPoll = now;
   worker->anchorPacing();
@@ -776,6 +809,9 @@ void Simulation::stopWorker() {
   m_worker->release();
   m_worker.reset();
   ++m_generation;
+  m_jointSegments.clear();
+  m_sentEfforts.clear();
+  m_sentTargets.clear();
 }
 
 void Simulation::stop() {
@@ -835,11 +871,59 @@ void Simulation::clearDragSpring() {
 }
 
 void Simulation::setJointEffort(const ObjectRef& joint, int dof, double effort) {
-  if (m_worker) m_worker->post([w = m_worker.get(), joint, dof, effort] { w->setJointEffort(joint, dof, effort); });
+  if (!m_worker) return;
+  m_worker->post([w = m_worker.get(), joint, dof, effort] { w->setJointEffort(joint, dof, effort); });
+  // The worker refuses the same values; what it takes is kept here.
+  if (jointSegment(joint, dof) == nullptr || !std::isfinite(effort)) return;
+  const auto key = std::make_pair(joint.name, dof);
+  if (effort == 0.0) {
+    m_sentEfforts.erase(key);
+  } else {
+    m_sentEfforts[key] = effort;
+  }
 }
 
 void Simulation::setJointTarget(const ObjectRef& joint, int dof, std::optional<double> target) {
-  if (m_worker) m_worker->post([w = m_worker.get(), joint, dof, target] { w->setJointTarget(joint, dof, target); });
+  if (!m_worker) return;
+  m_worker->post([w = m_worker.get(), joint, dof, target] { w->setJointTarget(joint, dof, target); });
+  const JointSegment* segment = jointSegment(joint, dof);
+  if (segment == nullptr || (target && !std::isfinite(*target))) return;
+  const auto key = std::make_pair(joint.name, dof);
+  if (target && segment->numPositions == segment->numDofs) {
+    m_sentTargets[key] = *target;
+  } else {
+    m_sentTargets.erase(key);
+  }
+}
+
+const Simulation::JointSegment* Simulation::jointSegment(const ObjectRef& joint, int dof) const {
+  if (joint.kind != ObjectKind::Joint) return nullptr;
+  const auto it = m_jointSegments.find(joint.name);
+  if (it == m_jointSegments.end() || dof < 0 || dof >= it->second.numDofs) return nullptr;
+  return &it->second;
+}
+
+double Simulation::jointEffort(const ObjectRef& joint, int dof) const {
+  const auto it = m_sentEfforts.find(std::make_pair(joint.name, dof));
+  return joint.kind == ObjectKind::Joint && it != m_sentEfforts.end() ? it->second : 0.0;
+}
+
+std::optional<double> Simulation::jointTarget(const ObjectRef& joint, int dof) const {
+  const auto it = m_sentTargets.find(std::make_pair(joint.name, dof));
+  if (joint.kind != ObjectKind::Joint || it == m_sentTargets.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> Simulation::shownJointPosition(const ObjectRef& joint, int dof) const {
+  if (!m_worker) return std::nullopt;
+  const JointSegment* segment = jointSegment(joint, dof);
+  if (segment == nullptr || dof >= segment->numPositions) return std::nullopt;
+  // The consumer side of the publisher belongs to this (the GUI) thread.
+  const viewer::RenderSnapshot& snapshot = m_publisher->latest();
+  if (snapshot.version == 0 || snapshot.version < m_firstSnapshotVersion) return std::nullopt;
+  const auto index = static_cast<std::size_t>(segment->positionOffset + dof);
+  if (index >= snapshot.positions.size()) return std::nullopt;
+  return snapshot.positions[index];
 }
 
 void Simulation::scrubTo(std::size_t index) {

@@ -22,9 +22,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace articula::studio {
 
@@ -65,6 +67,7 @@ class Simulation : public QObject {
   void start(const std::string& sceneText, const std::filesystem::path& baseDirectory,
              const RecordingOptions& recording = {}, std::optional<Recording> replay = std::nullopt);
   /// Ends the simulation and its thread; the simulation world is discarded.
+  /// The efforts and targets sent are forgotten (as by start()).
   void stop();
   bool isActive() const;
 
@@ -81,7 +84,10 @@ class Simulation : public QObject {
   void pause();
   /// Pauses, then advances `steps` steps (recorded).
   void step(std::size_t steps = 1);
-  /// Back to the state the simulation started from (t = 0); the recording is cleared.
+  /// Pauses and shows recorded frame 0 again, discarding the frames after
+  /// it: the state the run started from (t = 0), or the first frame of a
+  /// replay given to start(). When frame 0 cannot be restored (the layout
+  /// changed), the world's initial state is shown and recorded instead.
   void reset();
   /// Simulated seconds per wall-clock second while playing; 0 = as fast as possible.
   void setTargetRealTimeFactor(double factor);
@@ -101,6 +107,19 @@ class Simulation : public QObject {
   /// A PD servo driving a joint DoF to `target` (gains per unit of the
   /// link's mass-matrix diagonal); nullopt removes it.
   void setJointTarget(const ObjectRef& joint, int dof, std::optional<double> target);
+
+  // ---- drives sent (GUI thread) -------------------------------------------------
+  /// The effort last sent for a joint DoF by setJointEffort() since start()
+  /// (0 when none). Values the simulation refuses (a joint or DoF it does
+  /// not have, a non-finite effort) are not kept.
+  double jointEffort(const ObjectRef& joint, int dof) const;
+  /// The servo target last sent for a joint DoF by setJointTarget() since
+  /// start() (nullopt when none or removed); refused values are not kept.
+  std::optional<double> jointTarget(const ObjectRef& joint, int dof) const;
+  /// Position coordinate `dof` of a joint in the snapshot last acquired
+  /// from publisher() (by the viewport); nullopt when no snapshot of this
+  /// simulation has been acquired or the joint has no such coordinate.
+  std::optional<double> shownJointPosition(const ObjectRef& joint, int dof) const;
 
   // ---- replay --------------------------------------------------------------------
   /// Pauses and shows recorded frame `index` (the world is restored to it).
@@ -134,11 +153,27 @@ class Simulation : public QObject {
   /// Ends the thread and discards the simulation world (no signals).
   void stopWorker();
 
+  /// A joint's segment of the simulation world's q and v.
+  struct JointSegment {
+    int positionOffset = 0;
+    int numPositions = 0;
+    int numDofs = 0;
+  };
+  /// The segment of `joint` (a Joint reference) when it has DoF `dof`.
+  const JointSegment* jointSegment(const ObjectRef& joint, int dof) const;
+
   std::unique_ptr<viewer::SnapshotPublisher> m_publisher;
   std::unique_ptr<Worker> m_worker;
   SimulationStatus m_status;
   /// Numbers the simulations started; reports of an ended one are ignored.
   std::uint64_t m_generation = 0;
+  /// Segments of the simulation world's joints by name ("multibody/joint").
+  std::map<std::string, JointSegment> m_jointSegments;
+  /// Efforts and targets sent, by (joint name, DoF).
+  std::map<std::pair<std::string, int>, double> m_sentEfforts;
+  std::map<std::pair<std::string, int>, double> m_sentTargets;
+  /// Version of the first snapshot of the running simulation.
+  std::uint64_t m_firstSnapshotVersion = 0;
 };
 
 }  // namespace articula::studio

@@ -135,6 +135,9 @@ void ViewportWidget::placeDesign() {
 }
 
 void ViewportWidget::onDesignChanged() {
+  // The document ended any positions drag (a structural edit came first):
+  // the next gizmo motion starts a new one.
+  m->gizmoDragging = false;
   describeDesign();
   onSelectionChanged();
   if (m_fitPending && m->viewport) {
@@ -247,6 +250,9 @@ void ViewportWidget::setSimulationMode(bool simulation) {
     m->scene.setDescription(std::const_pointer_cast<viewer::SceneDescription>(m_simulation->description()));
     m->gizmoTarget = {};
     m->scene.setGizmoVisible(false);
+    // Draw the simulation's first snapshot at once: until then the scene
+    // would show the new description with the design's poses.
+    if (m->viewport) m->viewport->pullSnapshot(m_simulation->publisher());
     m_timer->start();
   } else {
     m_timer->stop();

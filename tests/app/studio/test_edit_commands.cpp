@@ -5,13 +5,16 @@
 #include "document.hpp"
 #include "edit_operations.hpp"
 
+#include <articula/io/import.hpp>
 #include <articula/io/scene_file.hpp>
 #include <articula/world.hpp>
 
+#include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <numbers>
@@ -1124,6 +1127,119 @@ class TestEditCommands : public QObject {
     CHECK_MATRIX_NEAR(in.com, Vector3d(0, 0, 0.1), 1e-15);
     CHECK_MATRIX_NEAR(in.rotational, Inertia::box(m, Vector3d(0.05, 0.05, 0.2)).rotational, 1e-15);
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, ops::inertiaFromShapes(w, ref(ObjectKind::Frame, "marker"), 1000.0));
+  }
+
+  // An edit that changes the world and then fails is taken back whole.
+  void failingEditIsRolledBack() {
+    Document document;
+    document.open(std::filesystem::path(ARTICULA_SOURCE_DIR) / "scenes" / "four_bar.articula");
+    const std::string before = document.sceneText();
+    const int steps = document.undoStack()->count();
+    QString error;
+    const bool ok = document.edit(
+        QStringLiteral("half done"),
+        [](World& w) {
+          w.addRigidBody("stray");
+          w.remove(*w.getLoopClosure("four_bar_pin"));
+          throw InvalidArgument("failed after two changes");
+        },
+        &error);
+    QVERIFY(!ok);
+    QCOMPARE(error, QString("failed after two changes"));
+    QCOMPARE(document.sceneText(), before);
+    QCOMPARE(document.undoStack()->count(), steps);
+    QVERIFY(!document.world().hasRigidBody("stray"));
+    QVERIFY(document.world().hasLoopClosure("four_bar_pin"));
+  }
+
+  // Undo after Save As into another folder: the mesh files the design
+  // refers to are still found (undo keeps absolute paths).
+  void undoAfterSavingElsewhere() {
+    QTemporaryDir from;
+    QTemporaryDir to;
+    const std::filesystem::path source = std::filesystem::path(ARTICULA_SOURCE_DIR) / "tests" / "data" / "sdf";
+    std::filesystem::copy(source, from.path().toStdString(), std::filesystem::copy_options::recursive);
+    Document document;
+    io::ImportOptions options;  // the SDF world includes model://sdf_test_crate from models/
+    options.packagePath = {std::filesystem::path(from.path().toStdString()) / "models"};
+    document.open(std::filesystem::path(from.path().toStdString()) / "world.sdf", options);
+    std::size_t meshes = 0;
+    for (const RigidBody& b : document.world().getRigidBodies()) {
+      for (const Shape& sh : b.getCollisionShapes()) meshes += sh.getGeometry().meshFile.empty() ? 0 : 1;
+    }
+    for (const Multibody& m : document.world().getMultibodies()) {
+      for (const Link& l : m.getLinks()) {
+        for (const Shape& sh : l.getCollisionShapes()) meshes += sh.getGeometry().meshFile.empty() ? 0 : 1;
+      }
+    }
+    QVERIFY2(meshes > 0, "the SDF world has no mesh shapes");
+    const std::string original = document.sceneText();
+    QVERIFY(document.edit(QStringLiteral("add"), [](World& w) {
+      ops::createRigidBody(w, "added", ops::BodyShape{}, Isometry3d::Identity());
+    }));
+    const std::filesystem::path saved = std::filesystem::path(to.path().toStdString()) / "moved.articula";
+    document.save(saved);
+    QStringList messages;
+    connect(&document, &Document::message, this, [&messages](const QString& m) { messages << m; });
+    document.undoStack()->undo();
+    QVERIFY2(messages.isEmpty(), qPrintable(messages.join("; ")));
+    QVERIFY(!document.world().hasRigidBody("added"));
+    // The same design as opened, now written relative to the new folder.
+    World reread;
+    io::loadSceneFromString(reread, original, "<original>", from.path().toStdString());
+    QCOMPARE(document.sceneText(), io::sceneToString(reread, saved.parent_path()));
+    document.undoStack()->redo();
+    QVERIFY(messages.isEmpty());
+    QVERIFY(document.world().hasRigidBody("added"));
+  }
+
+  // A design that cannot be rebuilt (a mesh file removed since) is reported
+  // by undo, not thrown out of it; the design stays as it was.
+  void undoThatCannotRebuildIsReported() {
+    QTemporaryDir from;
+    const std::filesystem::path source = std::filesystem::path(ARTICULA_SOURCE_DIR) / "tests" / "data" / "sdf";
+    std::filesystem::copy(source, from.path().toStdString(), std::filesystem::copy_options::recursive);
+    Document document;
+    io::ImportOptions options;  // the SDF world includes model://sdf_test_crate from models/
+    options.packagePath = {std::filesystem::path(from.path().toStdString()) / "models"};
+    document.open(std::filesystem::path(from.path().toStdString()) / "world.sdf", options);
+    QVERIFY(document.edit(QStringLiteral("add"), [](World& w) {
+      ops::createRigidBody(w, "added", ops::BodyShape{}, Isometry3d::Identity());
+    }));
+    const std::string current = document.sceneText();
+    std::filesystem::remove_all(std::filesystem::path(from.path().toStdString()) / "meshes");
+    QStringList messages;
+    connect(&document, &Document::message, this, [&messages](const QString& m) { messages << m; });
+    document.undoStack()->undo();
+    QCOMPARE(messages.size(), 1);
+    QVERIFY2(messages.front().contains("could not be undone"), qPrintable(messages.front()));
+    QVERIFY(document.world().hasRigidBody("added"));
+    QCOMPARE(document.sceneText(), current);
+  }
+
+  // An edit made while a positions drag is held (a shortcut during a gizmo
+  // drag) ends the drag first, as its own step; both undo exactly, and the
+  // release afterwards records nothing more.
+  void editDuringADragEndsTheDragFirst() {
+    Document document;
+    document.open(std::filesystem::path(ARTICULA_SOURCE_DIR) / "scenes" / "four_bar.articula");
+    const std::string original = document.sceneText();
+    document.beginPositionsDrag();
+    VectorXd q = document.world().getPositions();
+    q[0] += 0.2;
+    document.setPositionsLive(q, {{ObjectKind::Link, "four_bar/crank"}});
+    const std::string dragged = document.sceneText();
+    QVERIFY(dragged != original);
+    QVERIFY(document.edit(QStringLiteral("add"), [](World& w) {
+      ops::createRigidBody(w, "added", ops::BodyShape{}, Isometry3d::Identity());
+    }));
+    QVERIFY(!document.isDraggingPositions());
+    document.endPositionsDrag(QStringLiteral("release"));
+    QCOMPARE(document.undoStack()->count(), 2);
+    document.undoStack()->undo();
+    QCOMPARE(document.sceneText(), dragged);
+    document.undoStack()->undo();
+    QCOMPARE(document.sceneText(), original);
   }
 };
 

@@ -1,12 +1,15 @@
 // The property inspector: its fields change the design through undoable
 // edits, refuse invalid values with a message next to the field, move a
 // closed chain through a joint coordinate, and turn read-only (with drive
-// sliders) while the design is locked.
+// sliders that drive the running simulation and show the drives last sent)
+// while the design is locked.
 #include "document.hpp"
 #include "edit_operations.hpp"
 #include "inspector.hpp"
 #include "simulation.hpp"
 
+#include <articula/io/scene_file.hpp>
+#include <articula/recording.hpp>
 #include <articula/world.hpp>
 
 #include <QCheckBox>
@@ -22,6 +25,7 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 
 using namespace articula;
@@ -70,6 +74,35 @@ class TestInspector : public QObject {
   }
 
   void select(const ObjectRef& r) { m_document->setSelection({r}); }
+
+  // Starts the simulation from the design and locks the design, as the
+  // main window does; the form turns read-only.
+  void startSimulation() {
+    m_simulation->start(m_document->sceneText(), m_document->baseDirectory());
+    m_document->setLocked(true);
+    QTRY_VERIFY(m_inspector->isReadOnly());
+  }
+
+  struct DofIndex {
+    Eigen::Index position = 0;
+    Eigen::Index velocity = 0;
+  };
+
+  // Where the crank's coordinate sits in the simulation world's q and v
+  // (a world loaded from the same scene text).
+  DofIndex crankDof() const {
+    World world;
+    io::loadSceneFromString(world, m_document->sceneText(), "<design>", m_document->baseDirectory());
+    const std::optional<StateSegment> segment = world.getStateSpace().segment("four_bar", "crank_joint");
+    if (!segment) throw InvalidArgument("no crank joint");
+    return {segment->positionOffset, segment->velocityOffset};
+  }
+
+  // The generalized force on DoF `index` in the last recorded frame.
+  double appliedForce(Eigen::Index index) const {
+    const Recording recording = m_simulation->recordingCopy();
+    return recording.snapshot(recording.size() - 1).state.forces[index];
+  }
 
   // Types into a line edit and presses Return (editingFinished).
   static void typeInto(QLineEdit* edit, const QString& text) {
@@ -433,11 +466,12 @@ class TestInspector : public QObject {
     auto* target = inspector().findChild<QSlider*>(QStringLiteral("target_0"));
     QVERIFY(effort != nullptr);
     QVERIFY(target != nullptr);
-    QVERIFY(inspector().findChild<QCheckBox*>(QStringLiteral("target_enable_0")) != nullptr);
-    // Moving a slider drives the simulation, not the design.
-    const std::string before = document().sceneText();
-    effort->setValue(effort->maximum());
-    QCOMPARE(document().sceneText(), before);
+    auto* enable = inspector().findChild<QCheckBox*>(QStringLiteral("target_enable_0"));
+    QVERIFY(enable != nullptr);
+    // No simulation has been sent a drive: the sliders show none.
+    QCOMPARE(effort->value(), (effort->minimum() + effort->maximum()) / 2);
+    QCOMPARE(field<QLabel>("effort_value_0")->text(), QStringLiteral("0"));
+    QVERIFY(!enable->isChecked());
     document().setLocked(false);
     inspector().reload();
     QVERIFY(field<QDoubleSpinBox>("field_mass")->isEnabled());
@@ -486,24 +520,163 @@ class TestInspector : public QObject {
   void followsTheSimulation() {
     select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
     QVERIFY(!inspector().isReadOnly());
-    m_simulation->start(document().sceneText(), document().baseDirectory());
-    document().setLocked(true);
-    QTRY_VERIFY(inspector().isReadOnly());
+    startSimulation();
     QVERIFY(!field<QComboBox>("field_type")->isEnabled());
-    auto* effort = inspector().findChild<QSlider*>(QStringLiteral("effort_0"));
+    auto* effort = field<QSlider>("effort_0");
     QVERIFY(effort != nullptr);
     effort->setValue(effort->minimum());
-    auto* enable = inspector().findChild<QCheckBox*>(QStringLiteral("target_enable_0"));
-    QVERIFY(enable != nullptr);
-    enable->setChecked(true);
     m_simulation->step(10);
     m_simulation->waitIdle();
+    QCOMPARE(appliedForce(crankDof().velocity), -10.0);  // no effort limit: the slider spans ±10 N·m
     m_simulation->stop();
     document().setLocked(false);
     QTRY_VERIFY(!inspector().isReadOnly());
     QVERIFY(field<QComboBox>("field_type")->isEnabled());
     QVERIFY(inspector().findChild<QSlider*>(QStringLiteral("effort_0")) == nullptr);
     QCOMPARE(document().undoStack()->count(), 0);
+
+    // A new simulation starts without drives, and so do its sliders.
+    startSimulation();
+    effort = field<QSlider>("effort_0");
+    QVERIFY(effort != nullptr);
+    QCOMPARE(effort->value(), (effort->minimum() + effort->maximum()) / 2);
+    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
+  }
+
+  // The effort slider applies its value (N·m for a revolute joint) as the
+  // joint's generalized force; the design does not change.
+  void effortSliderDrivesTheSimulation() {
+    startSimulation();
+    select(ref(ObjectKind::Link, "four_bar/crank"));
+    auto* effort = field<QSlider>("effort_0");
+    QVERIFY(effort != nullptr);
+    const std::string before = document().sceneText();
+    // A quarter of the way along ±10 N·m.
+    effort->setValue(250);
+    QCOMPARE(field<QLabel>("effort_value_0")->text(), QStringLiteral("-5"));
+    QCOMPARE(m_simulation->jointEffort(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0), -5.0);
+    m_simulation->step(20);
+    m_simulation->waitIdle();
+    const Recording recording = m_simulation->recordingCopy();
+    QCOMPARE(recording.size(), std::size_t{21});
+    const Eigen::Index crank = crankDof().velocity;
+    for (std::size_t i = 1; i < recording.size(); ++i) {
+      const VectorXd forces = recording.snapshot(i).state.forces;
+      QCOMPARE(forces[crank], -5.0);
+      // Only the crank is driven.
+      QCOMPARE(forces.cwiseAbs().sum(), 5.0);
+    }
+    QCOMPARE(document().sceneText(), before);
+    QCOMPARE(document().undoStack()->count(), 0);
+
+    // Back to the middle: the effort is removed.
+    effort->setValue(500);
+    m_simulation->step(1);
+    m_simulation->waitIdle();
+    const Recording after = m_simulation->recordingCopy();
+    QCOMPARE(after.snapshot(after.size() - 1).state.forces[crank], 0.0);
+  }
+
+  // The target slider (degrees for a revolute joint) with its box checked
+  // servoes the joint to that angle.
+  void targetSliderServoesTheJoint() {
+    startSimulation();
+    select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
+    auto* target = field<QSlider>("target_0");
+    auto* enable = field<QCheckBox>("target_enable_0");
+    QVERIFY(target != nullptr && enable != nullptr);
+    // No limits: the slider spans ±180°; 400 of 1000 is −36°.
+    target->setValue(400);
+    const double radians = -kPi + 2.0 * kPi * 400.0 / 1000.0;
+    QVERIFY(std::abs(field<QLabel>("target_value_0")->text().toDouble() - (-36.0)) < 1e-9);
+    // Unchecked, nothing is sent.
+    QVERIFY(!m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0).has_value());
+    enable->setChecked(true);
+    const std::optional<double> sent = m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0);
+    QVERIFY(sent.has_value());
+    QVERIFY(std::abs(*sent - radians) < 1e-12);
+
+    const Eigen::Index crank = crankDof().position;
+    const double q0 = jointNamed(document().world(), "four_bar/crank_joint").getPosition(0);
+    QVERIFY(std::abs(q0 - radians) > 0.3);
+    m_simulation->step(3000);
+    m_simulation->waitIdle();
+    const Recording recording = m_simulation->recordingCopy();
+    const RuntimeSnapshot last = recording.snapshot(recording.size() - 1);
+    const double q = last.state.positions[crank];
+    QVERIFY2(std::abs(q - radians) < 0.02,
+             qPrintable(QStringLiteral("q = %1 rad, target %2 rad").arg(q, 0, 'g', 12).arg(radians, 0, 'g', 12)));
+    QVERIFY(std::abs(last.state.velocities[crankDof().velocity]) < 0.05);
+    // Halfway it was on its way.
+    const double qHalf = recording.snapshot(150).state.positions[crank];
+    QVERIFY(std::abs(qHalf - radians) < std::abs(q0 - radians));
+
+    // Unchecking removes the servo.
+    enable->setChecked(false);
+    QVERIFY(!m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0).has_value());
+  }
+
+  // A form built again shows the drives last sent, which the simulation
+  // still applies.
+  void rebuiltFormShowsTheDrivesSent() {
+    startSimulation();
+    select(ref(ObjectKind::Link, "four_bar/crank"));
+    field<QSlider>("effort_0")->setValue(250);
+    field<QSlider>("target_0")->setValue(400);
+    field<QCheckBox>("target_enable_0")->setChecked(true);
+
+    const auto checkDrives = [this] {
+      auto* effort = field<QSlider>("effort_0");
+      auto* target = field<QSlider>("target_0");
+      auto* enable = field<QCheckBox>("target_enable_0");
+      QVERIFY(effort != nullptr && target != nullptr && enable != nullptr);
+      QCOMPARE(effort->value(), 250);
+      QCOMPARE(field<QLabel>("effort_value_0")->text(), QStringLiteral("-5"));
+      QVERIFY(enable->isChecked());
+      QCOMPARE(target->value(), 400);
+      QVERIFY(std::abs(field<QLabel>("target_value_0")->text().toDouble() - (-36.0)) < 1e-9);
+    };
+    select(ref(ObjectKind::RigidBody, "crate"));
+    QVERIFY(inspector().findChild<QSlider*>(QStringLiteral("effort_0")) == nullptr);
+    select(ref(ObjectKind::Link, "four_bar/crank"));
+    checkDrives();
+    if (QTest::currentTestFailed()) return;
+    // The joint's form drives the same joint.
+    select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
+    checkDrives();
+    if (QTest::currentTestFailed()) return;
+    // Building the form sent nothing new.
+    const ObjectRef crank = ref(ObjectKind::Joint, "four_bar/crank_joint");
+    QCOMPARE(m_simulation->jointEffort(crank, 0), -5.0);
+    QVERIFY(std::abs(m_simulation->jointTarget(crank, 0).value_or(0.0) - (-kPi + 2.0 * kPi * 0.4)) < 1e-12);
+
+    // Another joint has none.
+    select(ref(ObjectKind::Link, "four_bar/rocker"));
+    QCOMPARE(field<QSlider>("effort_0")->value(), 500);
+    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
+  }
+
+  // Without a target sent, the target slider starts from the simulated
+  // position of the joint in the snapshot the viewport took, not from the
+  // design's. The crate comes first in the simulation world's q (rigid
+  // bodies precede multibodies in the scene text) but after the four-bar in
+  // the design's.
+  void targetStartsFromTheSimulatedPosition() {
+    startSimulation();
+    m_simulation->step(300);
+    m_simulation->waitIdle();
+    m_simulation->publisher().acquire();
+    const double simulated =
+        m_simulation->publisher().latest().positions[static_cast<std::size_t>(crankDof().position)];
+    const double design = jointNamed(document().world(), "four_bar/crank_joint").getPosition(0);
+    QVERIFY(std::abs(simulated - design) > 1e-3);
+    select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
+    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
+    const double shown = field<QLabel>("target_value_0")->text().toDouble();
+    QVERIFY2(std::abs(shown - simulated * 180.0 / kPi) < 1e-9,
+             qPrintable(QStringLiteral("%1 deg, simulated %2 rad").arg(shown).arg(simulated)));
+    QCOMPARE(field<QSlider>("target_0")->value(),
+             static_cast<int>(std::lround((simulated + kPi) / (2.0 * kPi) * 1000.0)));
   }
 };
 

@@ -29,6 +29,7 @@
 #include <QPlainTextEdit>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QUndoStack>
@@ -384,6 +385,69 @@ class MainWindowTest : public QObject {
     }
     QVERIFY2(red > 50 && blue > 200 && green > 200,
              qPrintable(QString("red %1 blue %2 green %3").arg(red).arg(blue).arg(green)));
+  }
+
+  // While simulating, Ctrl + left drag on a body pulls it toward the
+  // cursor with a spring; releasing lets go.
+  void ctrlDragPullsABody() {
+    window_->findChild<QAction*>("actionNew")->trigger();
+    Document* doc = window_->document();
+    QVERIFY(doc->edit("no gravity", [](World& w) { w.setGravity(Vector3d::Zero()); }));
+    window_->findChild<QAction*>("actionCreateBody_box")->trigger();
+    QCOMPARE(doc->world().numRigidBodies(), std::size_t(1));
+    ViewportWidget* view = window_->viewportWidget();
+    view->fitToScene();
+    QVERIFY(window_->enterSimulation());
+    Simulation* sim = window_->simulation();
+    sim->waitIdle();
+    // The simulation's first snapshot is drawn as soon as it starts.
+    QVERIFY(view->scene().appliedSnapshot().stats.simulationMode);
+    view->grabView();
+    const auto& description = *sim->description();
+    std::size_t body = 0;
+    while (body < description.bodies.size() && description.bodies[body].name != "body") ++body;
+    QVERIFY(body < description.bodies.size());
+    const Isometry3d X0 = view->scene().appliedSnapshot().bodyPoses[body];
+    viewer::Viewport& vp = *view->viewport();
+    const std::optional<Eigen::Vector2d> p = vp.camera().project(X0.translation(), vp.width(), vp.height());
+    QVERIFY(p);
+    // The grabbed point, and the target 120 pixels to the right in the
+    // plane through it facing the camera (computed here from the rays).
+    const std::optional<viewer::PickResult> hit = vp.pickAt(p->x(), p->y());
+    QVERIFY(hit && hit->bodyName == "body");
+    const Vector3d local = X0.inverse() * hit->point;
+    const double ratio = view->devicePixelRatioF();
+    const viewer::Ray r0 = vp.rayAt(p->x(), p->y());
+    const viewer::Ray r1 = vp.rayAt(p->x() + 120.0 * ratio, p->y());
+    const Vector3d n = -r0.direction;
+    const Vector3d target = r1.origin + ((hit->point - r1.origin).dot(n) / r1.direction.dot(n)) * r1.direction;
+    const double reach = (target - hit->point).norm();
+    QVERIFY2(reach > 0.05, qPrintable(QString::number(reach)));
+
+    const QPoint press(static_cast<int>(std::lround(p->x() / ratio)), static_cast<int>(std::lround(p->y() / ratio)));
+    QTest::mousePress(view, Qt::LeftButton, Qt::ControlModifier, press);
+    QVERIFY2(window_->statusBar()->currentMessage().startsWith("Pulling"),
+             qPrintable("no body under the cursor: " + window_->statusBar()->currentMessage()));
+    QTest::mouseMove(view, press + QPoint(120, 0));
+    sim->step(1000);
+    sim->waitIdle();
+    QTRY_COMPARE(view->scene().appliedSnapshot().step, std::uint64_t(1000));
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::ControlModifier, press + QPoint(120, 0));
+    // After 1 s on a critically damped spring (ω ≈ 14 rad/s) the grabbed
+    // point has all but reached the target.
+    const Vector3d grabbed = view->scene().appliedSnapshot().bodyPoses[body] * local;
+    QVERIFY2(
+        (grabbed - target).norm() < 0.1 * reach,
+        qPrintable(QString("%1 m from the target, %2 m away at the start").arg((grabbed - target).norm()).arg(reach)));
+    // Released: no force any more, the momentum stays what it is.
+    sim->step(100);
+    sim->waitIdle();
+    const Recording rec = sim->recordingCopy();
+    const VectorXd v1 = rec.snapshot(rec.size() - 1).state.velocities;
+    const VectorXd v0 = rec.snapshot(rec.size() - 50).state.velocities;
+    QVERIFY2((v1.head<3>() - v0.head<3>()).norm() < 1e-9 + 1e-9 * v0.norm(),
+             qPrintable(QString::number((v1 - v0).norm())));
+    window_->leaveSimulation();
   }
 
   // Whole-window screenshots in design and in simulation mode.

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -67,6 +68,10 @@ bool sameBits(const std::vector<double>& a, const VectorXd& b, QString* why) {
 
 bool sameBits(const VectorXd& a, const VectorXd& b, QString* why) {
   return sameBits(std::vector<double>(a.data(), a.data() + a.size()), b, why);
+}
+
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 const viewer::RenderSnapshot& shown(Simulation& sim) {
@@ -215,29 +220,93 @@ class TestSimulation : public QObject {
     QVERIFY2(sameBits(shown(sim).positions, world->getPositions(), &why), qPrintable(why));
   }
 
+  // Reset shows recorded frame 0 again and discards the later frames; in a
+  // live run frame 0 is the state at t = 0.
   void resetReturnsToTheStart() {
     const std::string text = readScene("four_bar.articula");
     Simulation sim;
     sim.start(text, kScenes);
     sim.step(250);
+    sim.scrubTo(100);
     sim.reset();
     sim.waitIdle();
     QCOMPARE(sim.status().step, std::uint64_t{0});
     QCOMPARE(sim.status().time, 0.0);
     QCOMPARE(sim.status().frames, std::size_t{1});
+    QVERIFY(!sim.status().shownFrame.has_value());
+    QVERIFY(!sim.status().playing);
     auto world = headless(text);
     const viewer::RenderSnapshot& s = shown(sim);
     QCOMPARE(s.step, std::uint64_t{0});
-    QCOMPARE(s.time, 0.0);
+    QVERIFY(sameBits(s.time, 0.0));
     QString why;
     QVERIFY2(sameBits(s.positions, world->getPositions(), &why), qPrintable(why));
     QVERIFY2(sameBits(s.velocities, world->getVelocities(), &why), qPrintable(why));
+    const Recording kept = sim.recordingCopy();
+    QCOMPARE(kept.size(), std::size_t{1});
+    QCOMPARE(kept.frameInfo(0).step, std::uint64_t{0});
+    QVERIFY2(sameBits(kept.snapshot(0).state.positions, world->getPositions(), &why), qPrintable(why));
 
     // And runs as from the start again.
     sim.step(50);
     sim.waitIdle();
     world->step(50);
     QVERIFY2(sameBits(shown(sim).positions, world->getPositions(), &why), qPrintable(why));
+  }
+
+  // After loading a replay, reset shows the replay's first frame, not the
+  // design's initial state.
+  void resetAfterAReplayShowsItsFirstFrame() {
+    const std::string text = readScene("four_bar.articula");
+    // A replay recorded from step 30 on: its frame 0 is not the initial state.
+    auto source = headless(text);
+    source->step(30);
+    Recording replay;
+    {
+      Recorder recorder(*source);
+      source->step(30);
+      replay = recorder.recording();
+    }
+    QCOMPARE(replay.size(), std::size_t{31});
+    QCOMPARE(replay.frameInfo(0).step, std::uint64_t{30});
+    const RuntimeSnapshot first = replay.snapshot(0);
+    QVERIFY(first.state.time > 0.0);
+
+    Simulation sim;
+    sim.start(text, kScenes, {}, replay);
+    sim.scrubTo(20);
+    sim.step(15);
+    sim.waitIdle();
+    QCOMPARE(sim.status().step, std::uint64_t{65});
+    sim.reset();
+    sim.waitIdle();
+    QCOMPARE(sim.status().step, std::uint64_t{30});
+    QVERIFY(sameBits(sim.status().time, first.state.time));
+    QCOMPARE(sim.status().frames, std::size_t{1});
+    QVERIFY(!sim.status().shownFrame.has_value());
+    QVERIFY(!sim.status().playing);
+    const viewer::RenderSnapshot& s = shown(sim);
+    QCOMPARE(s.step, std::uint64_t{30});
+    QVERIFY(sameBits(s.time, first.state.time));
+    QString why;
+    QVERIFY2(sameBits(s.positions, first.state.positions, &why), qPrintable(why));
+    QVERIFY2(sameBits(s.velocities, first.state.velocities, &why), qPrintable(why));
+    // The recording keeps only that frame.
+    const Recording kept = sim.recordingCopy();
+    QCOMPARE(kept.size(), std::size_t{1});
+    QCOMPARE(kept.frameInfo(0).step, std::uint64_t{30});
+    QVERIFY(sameBits(kept.frameInfo(0).time, first.state.time));
+    QVERIFY2(sameBits(kept.snapshot(0).state.positions, first.state.positions, &why), qPrintable(why));
+    QVERIFY2(sameBits(kept.snapshot(0).state.velocities, first.state.velocities, &why), qPrintable(why));
+
+    // Stepping on continues the replayed run.
+    sim.step(10);
+    sim.waitIdle();
+    auto world = headless(text);
+    world->step(40);
+    QCOMPARE(shown(sim).step, std::uint64_t{40});
+    QVERIFY2(sameBits(shown(sim).positions, world->getPositions(), &why), qPrintable(why));
+    QCOMPARE(sim.status().frames, std::size_t{11});
   }
 
   void divergenceRestoresTheLastGoodFrame() {
@@ -445,6 +514,107 @@ class TestSimulation : public QObject {
     sim.setJointEffort({ObjectKind::Joint, "pendulum/hinge"}, 3, 1.0);
     sim.waitIdle();
     QCOMPARE(messages.count(), 2);
+  }
+
+  // The GUI thread keeps the drives it sent, so that controls built later
+  // show them; start() and stop() forget them.
+  void drivesSentAreKept() {
+    const ObjectRef hinge{ObjectKind::Joint, "pendulum/hinge"};
+    const std::string scene = pendulumScene(1.0, 0.5, 1e-3, Vector3d::Zero());
+    Simulation sim;
+    sim.setJointEffort(hinge, 0, 1.0);  // nothing runs: nothing is sent
+    QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    sim.start(scene, {});
+    QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+    sim.setJointEffort(hinge, 0, -0.25);
+    sim.setJointTarget(hinge, 0, 0.4);
+    QCOMPARE(sim.jointEffort(hinge, 0), -0.25);
+    QCOMPARE(sim.jointTarget(hinge, 0), std::optional<double>(0.4));
+    // The link's reference names no joint.
+    QCOMPARE(sim.jointEffort({ObjectKind::Link, "pendulum/hinge"}, 0), 0.0);
+
+    // What the simulation refuses is not kept.
+    QSignalSpy messages(&sim, &Simulation::message);
+    sim.setJointEffort(hinge, 1, 2.0);
+    sim.setJointEffort({ObjectKind::Joint, "pendulum/nothing"}, 0, 2.0);
+    sim.setJointEffort(hinge, 0, std::numeric_limits<double>::quiet_NaN());
+    sim.setJointTarget(hinge, 0, std::numeric_limits<double>::infinity());
+    sim.waitIdle();
+    QCOMPARE(messages.count(), 4);
+    QCOMPARE(sim.jointEffort(hinge, 0), -0.25);
+    QCOMPARE(sim.jointEffort(hinge, 1), 0.0);
+    QCOMPARE(sim.jointEffort({ObjectKind::Joint, "pendulum/nothing"}, 0), 0.0);
+    QCOMPARE(sim.jointTarget(hinge, 0), std::optional<double>(0.4));
+
+    // The worker applies what is kept.
+    sim.step(1);
+    sim.waitIdle();
+    const Recording recording = sim.recordingCopy();
+    const RuntimeSnapshot frame = recording.snapshot(recording.size() - 1);
+    const double kp = (1e-3 + 0.25) * std::pow(2.0 * std::numbers::pi * 10.0, 2);
+    QVERIFY(std::abs(frame.state.forces[0] - (-0.25 + kp * 0.4)) < 1e-9 * kp);
+
+    // Zero and nullopt remove them.
+    sim.setJointEffort(hinge, 0, 0.0);
+    sim.setJointTarget(hinge, 0, std::nullopt);
+    QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+
+    // Stopping, and starting again, forget them.
+    sim.setJointEffort(hinge, 0, 0.5);
+    sim.setJointTarget(hinge, 0, 0.1);
+    sim.stop();
+    QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+    sim.start(scene, {});
+    sim.setJointEffort(hinge, 0, 0.5);
+    sim.setJointTarget(hinge, 0, 0.1);
+    sim.start(scene, {});
+    QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+  }
+
+  // The simulated position of a joint, read from the snapshot the GUI
+  // thread acquired; its offset in q is the simulation world's (rigid
+  // bodies of the scene text come before the multibodies).
+  void shownJointPositionFollowsTheAcquiredSnapshot() {
+    World design;
+    Multibody mb = design.addMultibody("pendulum");
+    LinkOptions link;
+    link.name = "arm";
+    link.inertia.mass = 1.0;
+    link.inertia.com = Vector3d(0.5, 0, 0);
+    link.inertia.rotational = Vector3d(1e-3, 1e-3, 1e-3).asDiagonal();
+    JointSpec spec = JointSpec::revolute(Vector3d::UnitY());
+    spec.name = "hinge";
+    mb.addLink(link, spec);
+    RigidBodyOptions box;
+    box.inertia = Inertia::box(1.0, Vector3d(0.2, 0.3, 0.4));
+    design.addRigidBody("box", box);
+    const ObjectRef hinge{ObjectKind::Joint, "pendulum/hinge"};
+
+    Simulation sim;
+    QVERIFY(!sim.shownJointPosition(hinge, 0).has_value());
+    sim.start(io::sceneToString(design), {});
+    // Nothing of this simulation acquired yet.
+    QVERIFY(!sim.shownJointPosition(hinge, 0).has_value());
+    sim.step(200);
+    sim.waitIdle();
+    const viewer::RenderSnapshot& s = shown(sim);
+    QCOMPARE(s.positions.size(), std::size_t{8});
+    const std::optional<double> q = sim.shownJointPosition(hinge, 0);
+    QVERIFY(q.has_value());
+    QVERIFY(sameBits(*q, s.positions[7]));
+    QVERIFY(*q > 0.05);  // gravity turned the arm about +y
+    QVERIFY(!sim.shownJointPosition(hinge, 1).has_value());
+    QVERIFY(!sim.shownJointPosition({ObjectKind::Joint, "pendulum/nothing"}, 0).has_value());
+
+    // A new simulation does not read the old one's snapshot.
+    sim.start(io::sceneToString(design), {});
+    QVERIFY(!sim.shownJointPosition(hinge, 0).has_value());
+    sim.stop();
+    QVERIFY(!sim.shownJointPosition(hinge, 0).has_value());
   }
 
   void livePlayIsPacedToTheTargetFactor() {
