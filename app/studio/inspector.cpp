@@ -318,6 +318,10 @@ Inspector::Inspector(Document* document, Simulation* simulation, QWidget* parent
 
 Inspector::~Inspector() = default;
 
+void Inspector::showSimulatedValues() {
+  if (m_simulationActive) refreshValues();
+}
+
 void Inspector::reload() {
   if (m_simulation != nullptr) m_simulationActive = m_simulation->isActive();
   rebuild();
@@ -873,7 +877,9 @@ void Inspector::addCoordinateFields(const ObjectRef& jointRef) {
   const JointType type = joint.type();
   const int nq = joint.numPositions();
   if (nq == 0) return;
-  addHeading(m_readOnly ? tr("Joint coordinates (design)") : tr("Joint coordinates"));
+  addHeading(m_simulationActive ? tr("Joint coordinates (simulated)")
+             : m_readOnly       ? tr("Joint coordinates (design)")
+                                : tr("Joint coordinates"));
   for (int i = 0; i < nq; ++i) {
     const QString key = QStringLiteral("q%1").arg(i);
     const bool angle = isAngleCoordinate(type, i);
@@ -883,6 +889,13 @@ void Inspector::addCoordinateFields(const ObjectRef& jointRef) {
     box->setSingleStep(angle ? 1.0 : 0.01);
     box->setEnabled(!m_readOnly);
     registerRefresher(key, [this, box, jointRef, i, scale] {
+      // While simulating: the position in the snapshot the viewport drew.
+      if (m_simulationActive && m_simulation != nullptr) {
+        if (const std::optional<double> v = m_simulation->shownJointPosition(jointRef, i)) {
+          box->setValue(shownValue(*v * scale));
+          return;
+        }
+      }
       box->setValue(shownValue(need(findJoint(m_document->world(), jointRef), jointRef).getPositions()[i] * scale));
     });
     connect(box, &QDoubleSpinBox::valueChanged, this, [this, key, jointRef, i, scale](double value) {

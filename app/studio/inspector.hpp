@@ -54,6 +54,9 @@ class Inspector : public QWidget {
  public slots:
   /// Builds the form again from the document (after a lock change, ...).
   void reload();
+  /// While simulating: shows the joint coordinates of the snapshot the
+  /// viewport drew last (called when it draws a new one).
+  void showSimulatedValues();
 
  private:
   using Refresher = std::function<void()>;

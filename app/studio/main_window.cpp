@@ -124,6 +124,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_residualLabel->setText(tr("closure residual %1").arg(m_document->maxClosureResidual(), 0, 'g', 3));
   });
   connect(m_viewport, &ViewportWidget::objectPicked, this, &MainWindow::onPicked);
+  connect(m_viewport, &ViewportWidget::snapshotShown, m_inspector, &Inspector::showSimulatedValues);
   connect(m_viewport, &ViewportWidget::closureResidualChanged, this,
           [this](double r) { m_residualLabel->setText(tr("closure residual %1").arg(r, 0, 'g', 3)); });
   connect(m_viewport, &ViewportWidget::statusMessage, this,

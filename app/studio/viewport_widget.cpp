@@ -90,7 +90,10 @@ ViewportWidget::ViewportWidget(Document* document, Simulation* simulation, QWidg
   m_timer->setInterval(16);
   connect(m_timer, &QTimer::timeout, this, [this] {
     if (m_simulationMode && m->viewport && m_simulation->isActive()) {
-      if (m->viewport->pullSnapshot(m_simulation->publisher())) update();
+      if (m->viewport->pullSnapshot(m_simulation->publisher())) {
+        update();
+        emit snapshotShown();
+      }
     }
   });
   describeDesign();

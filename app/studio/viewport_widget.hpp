@@ -61,6 +61,8 @@ class ViewportWidget : public QOpenGLWidget {
   void objectPicked(const articula::studio::ObjectRef& ref);
   /// During a design-mode drag: the largest loop-closure residual.
   void closureResidualChanged(double residual);
+  /// Simulation mode: a newer snapshot was taken from the simulation and drawn.
+  void snapshotShown();
   /// A message for the status bar.
   void statusMessage(const QString& text);
 

@@ -6,6 +6,7 @@
 // the whole window in design and simulation mode; crash recovery. Runs
 // under Xvfb (QOpenGLWidget needs the xcb platform).
 #include "document.hpp"
+#include "inspector.hpp"
 #include "main_window.hpp"
 #include "preferences.hpp"
 #include "scene_tree_model.hpp"
@@ -24,6 +25,7 @@
 #include <QAction>
 #include <QDialog>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -39,6 +41,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <numbers>
 #include <sstream>
 
 using namespace articula;
@@ -155,6 +158,12 @@ class MainWindowTest : public QObject {
     }
     QCOMPARE(shown.time, frame200.state.time);
     QCOMPARE(slider->value(), 200);
+    // The inspector shows the crank's angle of that frame (in degrees).
+    doc->setSelection({{ObjectKind::Joint, "four_bar/crank_joint"}});
+    auto* q0 = window_->inspector()->findChild<QDoubleSpinBox*>("field_q0");
+    QVERIFY(q0);
+    QTRY_VERIFY2(std::abs(q0->value() - frame200.state.positions[0] * 180.0 / std::numbers::pi) < 1e-9,
+                 qPrintable(QString("%1 deg shown").arg(q0->value())));
 
     // Resume from the shown frame for 100 steps: a new branch.
     sim->step(100);
