@@ -1624,6 +1624,14 @@ void Inspector::buildSimulationControls(const ObjectRef& jointRef) {
       targetValue->setText(formatNumber((lo + (hi - lo) * static_cast<double>(pos) / kSliderSteps) * scale));
     });
     connect(enable, &QCheckBox::toggled, this, [send](bool) { send(); });
+    // Until a target is set, the slider follows the simulated position, so
+    // that ticking the box holds the joint where it is.
+    registerRefresher(QStringLiteral("target_follow_%1").arg(dof), [this, jointRef, dof, lo, hi, enable, target] {
+      if (enable->isChecked() || target->isSliderDown()) return;
+      if (const std::optional<double> shown = m_simulation->shownJointPosition(jointRef, dof)) {
+        target->setValue(sliderPosition((std::clamp(*shown, lo, hi) - lo) / (hi - lo)));
+      }
+    });
     auto* targetRow = new QWidget;
     auto* targetLayout = new QHBoxLayout(targetRow);
     targetLayout->setContentsMargins(0, 0, 0, 0);

@@ -26,6 +26,7 @@
 #include <QDialog>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -135,6 +136,7 @@ class MainWindowTest : public QObject {
     QVERIFY(window_->isSimulating());
     QVERIFY(doc->isLocked());
     Simulation* sim = window_->simulation();
+    doc->setSelection({{ObjectKind::Joint, "four_bar/crank_joint"}});
     sim->step(1000);
     sim->waitIdle();
     QTRY_COMPARE(window_->viewportWidget()->scene().appliedSnapshot().step, std::uint64_t(1000));
@@ -158,12 +160,18 @@ class MainWindowTest : public QObject {
     }
     QCOMPARE(shown.time, frame200.state.time);
     QCOMPARE(slider->value(), 200);
-    // The inspector shows the crank's angle of that frame (in degrees).
-    doc->setSelection({{ObjectKind::Joint, "four_bar/crank_joint"}});
+    // The inspector (its form built at frame 0) shows the crank's angle of
+    // the frame drawn (in degrees).
     auto* q0 = window_->inspector()->findChild<QDoubleSpinBox*>("field_q0");
     QVERIFY(q0);
     QTRY_VERIFY2(std::abs(q0->value() - frame200.state.positions[0] * 180.0 / std::numbers::pi) < 1e-9,
                  qPrintable(QString("%1 deg shown").arg(q0->value())));
+    // Its drive's target follows the shown position until a target is set
+    // (to the slider's resolution: 360° over its steps).
+    auto* target = window_->inspector()->findChild<QLabel*>("target_value_0");
+    QVERIFY(target);
+    QTRY_VERIFY2(std::abs(target->text().toDouble() - frame200.state.positions[0] * 180.0 / std::numbers::pi) < 0.5,
+                 qPrintable(target->text()));
 
     // Resume from the shown frame for 100 steps: a new branch.
     sim->step(100);
