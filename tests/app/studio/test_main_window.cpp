@@ -103,14 +103,7 @@ class MainWindowTest : public QObject {
     asked_.clear();
     errors_.clear();
     chosenFile_.clear();
-    MainWindowOptions options;
-    options.recoveryDirectory = recoveryDir_.path();
-    stubDialogs(options.dialogs);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1280, 860);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    QTRY_VERIFY(window_->viewportWidget()->viewport() != nullptr);
+    openWindow();
   }
 
   void cleanup() {
@@ -499,12 +492,8 @@ class MainWindowTest : public QObject {
     QVERIFY(window_->close());
     window_.reset();
 
-    MainWindowOptions options;
-    options.recoveryDirectory = recoveryDir_.path();
-    stubDialogs(options.dialogs);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    openWindow();
+    if (QTest::currentTestFailed()) return;
     QVERIFY(!window_->findChild<QDockWidget*>("historyDock")->isVisible());
     QCOMPARE(Preferences::load().recordingBudgetMiB, 64.0);
     // The simulation records within the budget of the preferences.
@@ -531,12 +520,8 @@ class MainWindowTest : public QObject {
     // The window goes away without closing (as in a crash).
     window_.reset();
 
-    MainWindowOptions options;
-    options.recoveryDirectory = recoveryDir_.path();
-    stubDialogs(options.dialogs);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    openWindow();
+    if (QTest::currentTestFailed()) return;
     answer_ = QMessageBox::Yes;
     asked_.clear();
     QVERIFY(window_->offerRecovery());
@@ -553,6 +538,18 @@ class MainWindowTest : public QObject {
   }
 
  private:
+  /// A new window with the test's recovery folder and dialogs, shown.
+  void openWindow() {
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    window_ = std::make_unique<MainWindow>(options);
+    window_->resize(1280, 860);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QTRY_VERIFY(window_->viewportWidget()->viewport() != nullptr);
+  }
+
   void stubDialogs(StudioDialogs& d) {
     d.openFile = [this](QWidget*, const QString&, const QString&) { return chosenFile_; };
     d.saveFile = [this](QWidget*, const QString&, const QString&, const QString&) { return chosenFile_; };
