@@ -453,28 +453,19 @@ Inertia primitiveInertia(const Geometry& g, double density) {
       requirePositive(s.x(), "box size x");
       requirePositive(s.y(), "box size y");
       requirePositive(s.z(), "box size z");
-      in.mass = density * s.x() * s.y() * s.z();
-      in.rotational =
-          diagonal(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()) *
-          (in.mass / 12.0);
-      return in;
+      return Inertia::box(density * s.x() * s.y() * s.z(), s);
     }
     case GeometryType::Sphere: {
       const double r = g.radius;
       requirePositive(r, "sphere radius");
-      in.mass = density * 4.0 / 3.0 * pi * r * r * r;
-      in.rotational = Matrix3d::Identity() * (0.4 * in.mass * r * r);
-      return in;
+      return Inertia::sphere(density * 4.0 / 3.0 * pi * r * r * r, r);
     }
     case GeometryType::Cylinder: {
       const double r = g.radius;
       const double l = g.length;
       requirePositive(r, "cylinder radius");
       requirePositive(l, "cylinder length");
-      in.mass = density * pi * r * r * l;
-      const double side = in.mass * (3.0 * r * r + l * l) / 12.0;
-      in.rotational = diagonal(side, side, 0.5 * in.mass * r * r);
-      return in;
+      return Inertia::cylinder(density * pi * r * r * l, r, l);
     }
     case GeometryType::Capsule: {
       // A cylinder of length l plus two hemispheres of radius r whose flat

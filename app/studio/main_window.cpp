@@ -125,8 +125,6 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   });
   connect(m_viewport, &ViewportWidget::objectPicked, this, &MainWindow::onPicked);
   connect(m_viewport, &ViewportWidget::snapshotShown, m_inspector, &Inspector::showSimulatedValues);
-  connect(m_viewport, &ViewportWidget::closureResidualChanged, this,
-          [this](double r) { m_residualLabel->setText(tr("closure residual %1").arg(r, 0, 'g', 3)); });
   connect(m_viewport, &ViewportWidget::statusMessage, this,
           [this](const QString& t) { statusBar()->showMessage(t, 3000); });
   connect(m_simulation, &Simulation::statusChanged, this, &MainWindow::onSimulationStatus);
@@ -1032,27 +1030,19 @@ void MainWindow::leaveSimulation() {
 }
 
 bool MainWindow::loadReplay(const QString& path) {
-  Recording recording;
-  try {
-    recording = Recording::load(toPath(path));
-    // Check against the design before anything changes.
-    World check;
-    io::loadSceneFromString(check, m_document->sceneText(), "<design>", m_document->baseDirectory());
-    recording.checkLayout(check);
-  } catch (const std::exception& e) {
+  // Simulation::start builds the world and checks the replay's layout
+  // before it replaces a running simulation: a refused replay changes nothing.
+  const auto refuse = [this, &path](const std::exception& e) {
     appendMessage(tr("Replay %1 not loaded: %2").arg(path, QString::fromUtf8(e.what())));
     m_dialogs.error(this, tr("Replay not loaded"), QString::fromUtf8(e.what()));
     return false;
-  }
-  if (isSimulating()) leaveSimulation();
-  RecordingOptions options = recording.options();
+  };
   try {
+    Recording recording = Recording::load(toPath(path));
+    const RecordingOptions options = recording.options();
     m_simulation->start(m_document->sceneText(), m_document->baseDirectory(), options, std::move(recording));
   } catch (const std::exception& e) {
-    appendMessage(tr("Replay %1 not loaded: %2").arg(path, QString::fromUtf8(e.what())));
-    m_dialogs.error(this, tr("Replay not loaded"), QString::fromUtf8(e.what()));
-    updateActions();
-    return false;
+    return refuse(e);
   }
   m_document->setLocked(true);
   m_viewport->setSimulationMode(true);

@@ -151,6 +151,8 @@ struct Simulation::Worker {
   std::vector<LoopClosure> closures;
   // Controls.
   std::optional<DragSpring> drag;
+  /// applyControls: the mass matrices of the step's servoed multibodies.
+  std::vector<std::pair<Multibody, MatrixXd>> servoMassMatrices;
   std::vector<JointControl> joints;
   std::string reportedStopReason;
 
@@ -394,10 +396,17 @@ struct Simulation::Worker {
       }
     }
     constexpr double omega = 2.0 * std::numbers::pi * kServoFrequencyHz;
+    // One mass matrix per multibody with servoed joints, however many of
+    // its joints have targets.
+    servoMassMatrices.clear();
     for (JointControl& j : joints) {
       j.tau = j.effort;
       if (j.hasTargets()) {
-        const MatrixXd M = j.joint.getMultibody().getMassMatrix();
+        const Multibody mb = j.joint.getMultibody();
+        auto it = std::find_if(servoMassMatrices.begin(), servoMassMatrices.end(),
+                               [&mb](const auto& entry) { return entry.first == mb; });
+        if (it == servoMassMatrices.end()) it = servoMassMatrices.emplace(it, mb, mb.getMassMatrix());
+        const MatrixXd& M = it->second;
         const int offset = j.joint.velocityOffset();
         for (std::size_t d = 0; d < j.targets.size(); ++d) {
           if (!j.targets[d]) continue;

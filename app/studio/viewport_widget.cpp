@@ -240,10 +240,7 @@ void ViewportWidget::onGizmoPose(const Isometry3d& desired) {
     const VectorXd q = world.getPositions();
     world.setPositions(q0);
     m_document->setPositionsLive(q, {m->gizmoTarget});
-  } else {
-    return;
   }
-  emit closureResidualChanged(m_document->maxClosureResidual());
 }
 
 void ViewportWidget::setSimulationMode(bool simulation) {

@@ -59,8 +59,6 @@ class ViewportWidget : public QOpenGLWidget {
  signals:
   /// A body was clicked (None for empty space): the selection follows.
   void objectPicked(const articula::studio::ObjectRef& ref);
-  /// During a design-mode drag: the largest loop-closure residual.
-  void closureResidualChanged(double residual);
   /// Simulation mode: a newer snapshot was taken from the simulation and drawn.
   void snapshotShown();
   /// A message for the status bar.
