@@ -241,6 +241,10 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
   }
 }
 
+namespace {
+constexpr std::uint32_t kMaxRuntimeFrameBodies = std::uint32_t{1} << 20;
+}  // namespace
+
 RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) {
   Reader in(data, size);
   RuntimeSnapshot s;
@@ -254,9 +258,12 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
   const auto nbody = in.get<std::uint32_t>();
   const auto closures = in.get<std::uint32_t>();
   const auto couplers = in.get<std::uint32_t>();
-  // Counts are bounded by what the remaining bytes can hold before anything is allocated.
+  // Counts are bounded by what the remaining bytes can hold before anything
+  // is allocated. External wrenches are stored only for the bodies that have
+  // one, so the body count is bounded by a limit of its own (a million
+  // bodies: 48 MB of wrenches), not by the bytes.
   const std::size_t rest = size - in.position();
-  if (nq > rest / 8 || nv > rest / 24 || nbody > (std::uint32_t{1} << 24) || closures > rest / kPolicyBytes ||
+  if (nq > rest / 8 || nv > rest / 24 || nbody > kMaxRuntimeFrameBodies || closures > rest / kPolicyBytes ||
       couplers > rest / kPolicyBytes) {
     throw InvalidArgument("runtime frame: truncated (" + std::to_string(size) + " bytes)");
   }
