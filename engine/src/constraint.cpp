@@ -107,51 +107,108 @@ void tangentBasis(const Vector3d& n, Vector3d& t1, Vector3d& t2) {
   t2 = n.cross(t1);
 }
 
+// J_side · v for a packed side (6 DoF, the common case, unrolled).
+inline double packedDot(const double* J, const double* v, int n) {
+  if (n == 6) return J[0] * v[0] + J[1] * v[1] + J[2] * v[2] + J[3] * v[3] + J[4] * v[4] + J[5] * v[5];
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += J[i] * v[i];
+  return s;
+}
+
+inline void packedAxpy(double* v, double s, const double* MJ, int n) {
+  if (n == 6) {
+    v[0] += s * MJ[0];
+    v[1] += s * MJ[1];
+    v[2] += s * MJ[2];
+    v[3] += s * MJ[3];
+    v[4] += s * MJ[4];
+    v[5] += s * MJ[5];
+    return;
+  }
+  for (int i = 0; i < n; ++i) v[i] += s * MJ[i];
+}
+
 // Projected Gauss–Seidel over rows order[i0, i1). `position` solves the
-// split-impulse problem (normal rows only, targets rhsPosition).
+// split-impulse problem (normal rows only, targets rhsPosition). The rows
+// are first packed in sweep order (ws.packed) with everything an update
+// reads; the impulses are written back at the end.
 int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
                          VectorXd& v, double& residual) {
+  auto& packed = ws.packed;
+  packed.clear();
+  auto takesPart = [&](const ConstraintRow& r) {
+    return r.diag > 0.0 && (!position || r.kind == RowKind::ContactNormal);
+  };
+  int count = 0;
+  for (int k = i0; k < i1; ++k) {
+    const int index = ws.order[static_cast<std::size_t>(k)];
+    ws.pos[static_cast<std::size_t>(index)] = takesPart(ws.rows[static_cast<std::size_t>(index)]) ? count++ : -1;
+  }
+  for (int k = i0; k < i1; ++k) {
+    const int index = ws.order[static_cast<std::size_t>(k)];
+    const auto& r = ws.rows[static_cast<std::size_t>(index)];
+    if (!takesPart(r)) continue;
+    PackedRow p{};
+    p.nside = r.nside;
+    for (int s = 0; s < r.nside; ++s) {
+      p.J[s] = ws.J.data() + r.side[s].offset;
+      p.MJ[s] = ws.MJ.data() + r.side[s].offset;
+      p.vadr[s] = r.side[s].vadr;
+      p.n[s] = r.side[s].n;
+    }
+    p.row = index;
+    p.soft = softness(opt, r);
+    p.invDen = 1.0 / (r.diag + p.soft);
+    p.normal = -1;
+    p.mu = r.mu;
+    if (position) {
+      p.lo = 0.0;
+      p.hi = kInf;
+      p.lambda = r.lambdaPosition;
+      p.target = r.rhsPosition;
+    } else {
+      // Friction bounded by a dropped normal row stays at zero.
+      p.normal = r.normalRow >= 0 ? ws.pos[static_cast<std::size_t>(r.normalRow)] : -1;
+      p.lo = r.normalRow >= 0 ? 0.0 : r.lo;
+      p.hi = r.normalRow >= 0 ? 0.0 : r.hi;
+      p.lambda = r.lambda;
+      p.target = r.rhs;
+    }
+    packed.push_back(p);
+  }
+
   int it = 0;
   residual = 0.0;
   const int maxIt = std::max(1, opt.maxIterations);
+  double* vd = v.data();
+  PackedRow* rows = packed.data();
   for (it = 1; it <= maxIt; ++it) {
     double maxDelta = 0.0;
-    for (int k = i0; k < i1; ++k) {
-      auto& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(k)])];
-      if (r.diag <= 0.0) continue;
-      double lo;
-      double hi;
-      double lam;
-      double target;
-      if (position) {
-        if (r.kind != RowKind::ContactNormal) continue;
-        lo = 0.0;
-        hi = kInf;
-        lam = r.lambdaPosition;
-        target = r.rhsPosition;
-      } else {
-        if (r.normalRow >= 0) {
-          hi = r.mu * ws.rows[static_cast<std::size_t>(r.normalRow)].lambda;
-          lo = -hi;
-        } else {
-          lo = r.lo;
-          hi = r.hi;
-        }
-        lam = r.lambda;
-        target = r.rhs;
+    for (int k = 0; k < count; ++k) {
+      PackedRow& p = rows[k];
+      double lo = p.lo;
+      double hi = p.hi;
+      if (p.normal >= 0) {
+        hi = p.mu * rows[p.normal].lambda;
+        lo = -hi;
       }
-      const double soft = softness(opt, r);
-      const double w = rowDot(r, ws.J, v) - target + soft * lam;
-      const double next = std::clamp(lam - w / (r.diag + soft), lo, hi);
-      const double delta = next - lam;
+      double w = p.soft * p.lambda - p.target + packedDot(p.J[0], vd + p.vadr[0], p.n[0]);
+      if (p.nside == 2) w += packedDot(p.J[1], vd + p.vadr[1], p.n[1]);
+      const double next = std::clamp(p.lambda - w * p.invDen, lo, hi);
+      const double delta = next - p.lambda;
       if (delta != 0.0) {
-        rowApply(ws, r, delta, v);
-        (position ? r.lambdaPosition : r.lambda) = next;
+        packedAxpy(vd + p.vadr[0], delta, p.MJ[0], p.n[0]);
+        if (p.nside == 2) packedAxpy(vd + p.vadr[1], delta, p.MJ[1], p.n[1]);
+        p.lambda = next;
         maxDelta = std::max(maxDelta, std::abs(delta));
       }
     }
     residual = maxDelta;
     if (maxDelta <= opt.tolerance) break;
+  }
+  for (const PackedRow& p : packed) {
+    auto& r = ws.rows[static_cast<std::size_t>(p.row)];
+    (position ? r.lambdaPosition : r.lambda) = p.lambda;
   }
   return std::min(it, maxIt);
 }

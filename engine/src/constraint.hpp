@@ -70,6 +70,24 @@ struct ConstraintRow {
   int source = -1;  // contact point index or DoF
 };
 
+// A row as one projected Gauss–Seidel update needs it, packed in sweep
+// order so that a sweep reads memory front to back (constraint.cpp).
+struct PackedRow {
+  const double* J[2];   // the sides' Jacobian segments
+  const double* MJ[2];  // and their responses M̃⁻¹ J_rᵀ
+  int vadr[2];
+  int n[2];
+  int nside;
+  int normal;        // friction rows: the packed index of their normal row, else −1
+  int row;           // index in ConstraintWorkspace::rows
+  double invDen;     // 1 / (A_rr + softness)
+  double soft;       // softness
+  double target;     // velocity (or split-impulse) target
+  double lo, hi;     // bounds (friction rows: ±mu·λ_normal instead)
+  double mu;
+  double lambda;
+};
+
 struct ConstraintWorkspace {
   std::vector<ContactPoint> points;
   std::vector<int> pointNormalRow;  // per point: its normal row, −1 if no row
@@ -78,6 +96,7 @@ struct ConstraintWorkspace {
   std::vector<Vector3d> pointTangent2;
   std::vector<ConstraintRow> rows;
   std::vector<double> J, MJ;  // row segments
+  std::vector<PackedRow> packed;  // projected Gauss–Seidel scratch (one island)
   std::vector<double> tau;    // scratch: one tree's generalized impulse
   // islands
   std::vector<int> ownerParent;
