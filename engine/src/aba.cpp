@@ -59,6 +59,45 @@ inline bool isZero(const Vector6d& f) {
   d.pA[pb] += pa;
 }
 
+// Pass 2 of an N-DoF joint with fixed-size matrices (free and ball joints).
+template <int N>
+[[gnu::noinline]] void abaPass2Fixed(const Model& m, const VectorXd& tau, const VectorXd& extraInertia, int i,
+                                     Data& d) {
+  using MatN = Eigen::Matrix<double, N, N>;
+  using Mat6N = Eigen::Matrix<double, 6, N>;
+  const auto b = static_cast<std::size_t>(i);
+  const int va = m.jnt_vadr[b];
+  const int p = m.body_parent[b];
+  const Matrix6d& IA = d.IA[b];
+  const Vector6d& pA = d.pA[b];
+  const Mat6N S = d.Sw.template middleCols<N>(va);
+  const Mat6N U = IA * S;
+  d.U.template middleCols<N>(va) = U;
+  MatN D = S.transpose() * U;
+  D.diagonal() += extraInertia.template segment<N>(va);
+  const MatN Dinv = D.llt().solve(MatN::Identity());
+  d.Dinv[b].template topLeftCorner<N, N>() = Dinv;
+  const Eigen::Matrix<double, N, 1> u = tau.template segment<N>(va) - S.transpose() * pA;
+  d.u.template segment<N>(va) = u;
+  if (p < 0) return;
+  const auto pb = static_cast<std::size_t>(p);
+  const Mat6N UDinv = U * Dinv;
+  const Matrix6d Ia = IA - UDinv * U.transpose();
+  d.IA[pb] += Ia;
+  d.pA[pb] += pA + Ia * d.c[b] + UDinv * u;
+}
+
+template <int N>
+[[gnu::noinline]] void abaPass3Fixed(const Model& m, int i, Data& d, VectorXd& vdot) {
+  const auto b = static_cast<std::size_t>(i);
+  const int va = m.jnt_vadr[b];
+  Vector6d& ai = d.a[b];
+  const Eigen::Matrix<double, N, 1> r = d.u.template segment<N>(va) - d.U.template middleCols<N>(va).transpose() * ai;
+  const Eigen::Matrix<double, N, 1> qdd = d.Dinv[b].template topLeftCorner<N, N>() * r;
+  vdot.template segment<N>(va) = qdd;
+  ai += d.Sw.template middleCols<N>(va) * qdd;
+}
+
 [[gnu::noinline]] void abaPass3Multi(const Model& m, int i, Data& d, VectorXd& vdot) {
   const auto b = static_cast<std::size_t>(i);
   const int nv = m.jnt_nv[b];
@@ -195,6 +234,10 @@ namespace {
       const v2d dv = splat(Dinv);
       const V6 DU{U.a * dv, U.b * dv, U.c * dv};
       addRank1Update(d.IA[pb].data(), IA, DU, Ust);
+    } else if (nv == 6) {
+      abaPass2Fixed<6>(m, tau, extraInertia, i, d);
+    } else if (nv == 3) {
+      abaPass2Fixed<3>(m, tau, extraInertia, i, d);
     } else if (nv > 1) {
       abaPass2Multi(m, tau, extraInertia, i, d);
     } else {
@@ -238,7 +281,12 @@ namespace {
       store6(d.a[b].data(), ai);
     } else {
       store6(d.a[b].data(), ai);
-      if (nv > 1) abaPass3Multi(m, i, d, vdot);
+      if (nv == 6)
+        abaPass3Fixed<6>(m, i, d, vdot);
+      else if (nv == 3)
+        abaPass3Fixed<3>(m, i, d, vdot);
+      else if (nv > 1)
+        abaPass3Multi(m, i, d, vdot);
     }
   }
 }
@@ -253,6 +301,19 @@ void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd&
 }
 
 void articulatedImpulseResponse(const Model& m, Data& d, int b0, int b1, int vadr0, const double* tau, double* dv) {
+  // A lone six-DoF body on the world (a rigid body): the response is its
+  // inverse inertia applied to the impulse.
+  if (b1 - b0 == 1 && m.jnt_nv[static_cast<std::size_t>(b0)] == 6 && m.body_parent[static_cast<std::size_t>(b0)] < 0) {
+    const auto b = static_cast<std::size_t>(b0);
+    const int va = m.jnt_vadr[b];
+    const Eigen::Map<const Vector6d> t(tau);
+    Eigen::Map<Vector6d> out(dv);
+    out.noalias() = d.Dinv[b] * t;
+    d.fI[b].setZero();
+    d.uI.segment<6>(va) = t;
+    d.aI[b].noalias() = d.Sw.middleCols<6>(va) * out;
+    return;
+  }
   // Pass 2 with zero velocity and no external forces: the bias forces come
   // from the impulse alone; articulated inertias are those of the last ABA.
   for (int i = b0; i < b1; ++i) d.fI[static_cast<std::size_t>(i)].setZero();

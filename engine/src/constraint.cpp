@@ -109,7 +109,7 @@ void tangentBasis(const Vector3d& n, Vector3d& t1, Vector3d& t2) {
 
 // J_side · v for a packed side (6 DoF, the common case, unrolled).
 inline double packedDot(const double* J, const double* v, int n) {
-  if (n == 6) return J[0] * v[0] + J[1] * v[1] + J[2] * v[2] + J[3] * v[3] + J[4] * v[4] + J[5] * v[5];
+  if (n == 6) return kern::dot6(kern::load6(J), kern::load6(v));
   double s = 0.0;
   for (int i = 0; i < n; ++i) s += J[i] * v[i];
   return s;
@@ -117,12 +117,13 @@ inline double packedDot(const double* J, const double* v, int n) {
 
 inline void packedAxpy(double* v, double s, const double* MJ, int n) {
   if (n == 6) {
-    v[0] += s * MJ[0];
-    v[1] += s * MJ[1];
-    v[2] += s * MJ[2];
-    v[3] += s * MJ[3];
-    v[4] += s * MJ[4];
-    v[5] += s * MJ[5];
+    const kern::v2d k = kern::splat(s);
+    const kern::V6 m = kern::load6(MJ);
+    kern::V6 x = kern::load6(v);
+    x.a += k * m.a;
+    x.b += k * m.b;
+    x.c += k * m.c;
+    kern::store6(v, x);
     return;
   }
   for (int i = 0; i < n; ++i) v[i] += s * MJ[i];
