@@ -59,6 +59,20 @@ inline bool isZero(const Vector6d& f) {
   d.pA[pb] += pa;
 }
 
+// Inverse of the spatial inertia [Ic + m ĉĉᵀ, m ĉ; m ĉᵀ, m·1] (COM c,
+// rotational inertia Ic about it): writing it A·diag(Ic, m·1)·Aᵀ with
+// A = [1, ĉ; 0, 1] gives the inverse [Ic⁻¹, −Ic⁻¹ĉ; ĉ Ic⁻¹, 1/m − ĉ Ic⁻¹ ĉ].
+Matrix6d inverseSpatialInertia(double mass, const Vector3d& c, const Matrix3d& Ic) {
+  const Matrix3d Icinv = Ic.inverse();
+  const Matrix3d C = skew(c);
+  Matrix6d out;
+  out.topLeftCorner<3, 3>() = Icinv;
+  out.topRightCorner<3, 3>() = -Icinv * C;
+  out.bottomLeftCorner<3, 3>() = C * Icinv;
+  out.bottomRightCorner<3, 3>() = Matrix3d::Identity() / mass - C * Icinv * C;
+  return out;
+}
+
 // Pass 2 of an N-DoF joint with fixed-size matrices (free and ball joints).
 template <int N>
 [[gnu::noinline]] void abaPass2Fixed(const Model& m, const VectorXd& tau, const VectorXd& extraInertia, int i,
@@ -73,9 +87,22 @@ template <int N>
   const Mat6N S = d.Sw.template middleCols<N>(va);
   const Mat6N U = IA * S;
   d.U.template middleCols<N>(va) = U;
-  MatN D = S.transpose() * U;
-  D.diagonal() += extraInertia.template segment<N>(va);
-  const MatN Dinv = D.llt().solve(MatN::Identity());
+  MatN Dinv;
+  bool lone = false;
+  if constexpr (N == 6) {
+    lone = p < 0 && m.jnt_type[b] == JointType::Free &&
+           m.owner_nbody[static_cast<std::size_t>(m.body_owner[b])] == 1 &&
+           extraInertia.template segment<6>(va).isZero() && (d.S.template middleCols<6>(va) == Matrix6d::Identity());
+    // A lone free body whose joint velocity is its body twist: S = diag(R, R)
+    // and IA is its own inertia rotated by R, so D = SᵀIA S is the
+    // body-frame spatial inertia, inverted in closed form.
+    if (lone) Dinv = inverseSpatialInertia(m.body_mass[b], m.body_com[b], m.body_inertiaCom[b]);
+  }
+  if (!lone) {
+    MatN D = S.transpose() * U;
+    D.diagonal() += extraInertia.template segment<N>(va);
+    Dinv = D.llt().solve(MatN::Identity());
+  }
   d.Dinv[b].template topLeftCorner<N, N>() = Dinv;
   const Eigen::Matrix<double, N, 1> u = tau.template segment<N>(va) - S.transpose() * pA;
   d.u.template segment<N>(va) = u;
