@@ -4,6 +4,8 @@
 #
 #   packaging/install-deps.sh            everything (engine, io, viewer, app, tests)
 #   packaging/install-deps.sh --engine   only what the engine library and its tests need
+#   packaging/install-deps.sh --peers    everything, and the peer engines the benchmark
+#                                        compares against (DART, MuJoCo)
 set -euo pipefail
 
 engine_pkgs=(
@@ -21,9 +23,16 @@ full_pkgs=(
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
 )
 
+peer_pkgs=(
+  "${full_pkgs[@]}"
+  libdart-all-dev libmujoco-dev  # tests/benchmarks/peers (optional backends)
+)
+
 pkgs=("${full_pkgs[@]}")
 if [[ "${1:-}" == "--engine" ]]; then
   pkgs=("${engine_pkgs[@]}")
+elif [[ "${1:-}" == "--peers" ]]; then
+  pkgs=("${peer_pkgs[@]}")
 fi
 
 missing=()

@@ -8,21 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packaging/install-deps.sh
-peers=(libdart-all-dev libmujoco-dev)
-missing=()
-for p in "${peers[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
-done
-if ((${#missing[@]} > 0)); then
-  echo "run-peer-benchmarks: installing ${missing[*]}"
-  SUDO=""
-  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
-
+packaging/install-deps.sh --peers
 cmake --preset bench
 cmake --build --preset bench --target articula-bench-peers
 build/bench/tests/benchmarks/articula-bench-peers --markdown build/bench/peers.md --json build/bench/peers.json "$@"

@@ -22,20 +22,6 @@ bool haveModels() {
   return QFileInfo::exists(QString::fromStdString(robot("panda_description/urdf/panda.urdf")));
 }
 
-std::vector<std::unique_ptr<Backend>> peers() {
-  std::vector<std::unique_ptr<Backend>> out;
-#ifdef ARTICULA_BENCH_WITH_DART
-  out.push_back(makeDartBackend());
-#endif
-#ifdef ARTICULA_BENCH_WITH_MUJOCO
-  out.push_back(makeMujocoBackend());
-#endif
-#ifdef ARTICULA_BENCH_WITH_BULLET
-  out.push_back(makeBulletBackend());
-#endif
-  return out;
-}
-
 double relative(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return (a - b).norm() / std::max(a.norm(), b.norm());
 }
@@ -121,7 +107,7 @@ class PeerScenesTest : public QObject {
       s = scene == "panda" ? makeFixedBaseRobot("panda", robot("panda_description/urdf/panda.urdf"))
                            : makeFixedBaseRobot("talos", robot("talos_data/robots/talos_reduced.urdf"));
     }
-    auto all = peers();
+    auto all = makePeerBackends();
     if (all.empty()) QSKIP("no peer engine compiled in");
     auto articula = makeArticulaBackend()->create(s);
     const int n = s.numDofs();

@@ -280,6 +280,20 @@ std::unique_ptr<Meter> makeMeter(const Scene& scene) {
   return std::make_unique<ArticulaMeter>(scene);
 }
 
+std::vector<std::unique_ptr<Backend>> makePeerBackends() {
+  std::vector<std::unique_ptr<Backend>> out;
+#ifdef ARTICULA_BENCH_WITH_DART
+  out.push_back(makeDartBackend());
+#endif
+#ifdef ARTICULA_BENCH_WITH_MUJOCO
+  out.push_back(makeMujocoBackend());
+#endif
+#ifdef ARTICULA_BENCH_WITH_BULLET
+  out.push_back(makeBulletBackend());
+#endif
+  return out;
+}
+
 std::unique_ptr<Backend> makeArticulaBackend(bool peerLike) {
   return std::make_unique<ArticulaBackend>(peerLike);
 }

@@ -575,15 +575,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Backend>> all;
   all.push_back(makeArticulaBackend());
   all.push_back(makeArticulaBackend(true));
-#ifdef ARTICULA_BENCH_WITH_DART
-  all.push_back(makeDartBackend());
-#endif
-#ifdef ARTICULA_BENCH_WITH_MUJOCO
-  all.push_back(makeMujocoBackend());
-#endif
-#ifdef ARTICULA_BENCH_WITH_BULLET
-  all.push_back(makeBulletBackend());
-#endif
+  for (auto& peer : makePeerBackends()) all.push_back(std::move(peer));
   for (auto& b : all) {
     const bool wanted = opt.engines.empty() || b->key() == "articula" ||
                         std::find(opt.engines.begin(), opt.engines.end(), b->key()) != opt.engines.end();

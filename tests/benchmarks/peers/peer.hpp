@@ -158,6 +158,9 @@ class Meter {
 /// contact and closed-chain scenes only.
 std::unique_ptr<Backend> makeArticulaBackend(bool peerLike = false);
 std::unique_ptr<Meter> makeMeter(const Scene& scene);
+/// Every peer engine compiled in, in a fixed order (DART, MuJoCo, Bullet).
+std::vector<std::unique_ptr<Backend>> makePeerBackends();
+
 #ifdef ARTICULA_BENCH_WITH_DART
 std::unique_ptr<Backend> makeDartBackend();
 #endif
