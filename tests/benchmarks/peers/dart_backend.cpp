@@ -76,12 +76,27 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bench {
 namespace {
 
 namespace dd = dart::dynamics;
+
+// A revolute or prismatic joint (JointT) from `parent` to a new body: the
+// joint frame is at Body::jointPose in the parent and is the body frame.
+template <typename JointT>
+std::pair<dd::Joint*, dd::BodyNode*> addAxisJoint(dd::Skeleton& skeleton, dd::BodyNode* parent, const std::string& name,
+                                                  const Body& b, const dd::BodyNode::Properties& bodyProps) {
+  typename JointT::Properties jp;
+  jp.mName = name;
+  jp.mT_ParentBodyToJoint = b.jointPose;
+  jp.mT_ChildBodyToJoint = Eigen::Isometry3d::Identity();
+  jp.mAxis = b.axis;
+  auto pair = skeleton.createJointAndBodyNodePair<JointT>(parent, jp, bodyProps);
+  return {pair.first, pair.second};
+}
 
 // Large enough for every contact of the benchmark's scenes.
 constexpr std::size_t kMaxContacts = 100000;
@@ -159,28 +174,12 @@ class DartInstance final : public Instance {
         dd::Joint* joint = nullptr;
         dd::BodyNode* body = nullptr;
         switch (b.joint) {
-          case JointType::Revolute: {
-            dd::RevoluteJoint::Properties jp;
-            jp.mName = jointName;
-            jp.mT_ParentBodyToJoint = b.jointPose;
-            jp.mT_ChildBodyToJoint = Eigen::Isometry3d::Identity();
-            jp.mAxis = b.axis;
-            auto pair = slot.skeleton->createJointAndBodyNodePair<dd::RevoluteJoint>(parent, jp, bodyProps);
-            joint = pair.first;
-            body = pair.second;
+          case JointType::Revolute:
+            std::tie(joint, body) = addAxisJoint<dd::RevoluteJoint>(*slot.skeleton, parent, jointName, b, bodyProps);
             break;
-          }
-          case JointType::Prismatic: {
-            dd::PrismaticJoint::Properties jp;
-            jp.mName = jointName;
-            jp.mT_ParentBodyToJoint = b.jointPose;
-            jp.mT_ChildBodyToJoint = Eigen::Isometry3d::Identity();
-            jp.mAxis = b.axis;
-            auto pair = slot.skeleton->createJointAndBodyNodePair<dd::PrismaticJoint>(parent, jp, bodyProps);
-            joint = pair.first;
-            body = pair.second;
+          case JointType::Prismatic:
+            std::tie(joint, body) = addAxisJoint<dd::PrismaticJoint>(*slot.skeleton, parent, jointName, b, bodyProps);
             break;
-          }
           case JointType::Free: {
             if (i != 0 || b.parent != -1) throw std::runtime_error("DART backend: a free joint must be a tree's root");
             dd::FreeJoint::Properties jp;
