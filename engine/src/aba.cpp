@@ -90,8 +90,7 @@ template <int N>
   MatN Dinv;
   bool lone = false;
   if constexpr (N == 6) {
-    lone = p < 0 && m.jnt_type[b] == JointType::Free &&
-           m.owner_nbody[static_cast<std::size_t>(m.body_owner[b])] == 1 &&
+    lone = p < 0 && m.jnt_type[b] == JointType::Free && m.owner_nbody[static_cast<std::size_t>(m.body_owner[b])] == 1 &&
            extraInertia.template segment<6>(va).isZero() && (d.S.template middleCols<6>(va) == Matrix6d::Identity());
     // A lone free body whose joint velocity is its body twist: S = diag(R, R)
     // and IA is its own inertia rotated by R, so D = SᵀIA S is the

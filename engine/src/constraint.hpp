@@ -78,12 +78,12 @@ struct PackedRow {
   int vadr[2];
   int n[2];
   int nside;
-  int normal;        // friction rows: the packed index of their normal row, else −1
-  int row;           // index in ConstraintWorkspace::rows
-  double invDen;     // 1 / (A_rr + softness)
-  double soft;       // softness
-  double target;     // velocity (or split-impulse) target
-  double lo, hi;     // bounds (friction rows: ±mu·λ_normal instead)
+  int normal;     // friction rows: the packed index of their normal row, else −1
+  int row;        // index in ConstraintWorkspace::rows
+  double invDen;  // 1 / (A_rr + softness)
+  double soft;    // softness
+  double target;  // velocity (or split-impulse) target
+  double lo, hi;  // bounds (friction rows: ±mu·λ_normal instead)
   double mu;
   double lambda;
 };
@@ -95,9 +95,9 @@ struct ConstraintWorkspace {
   std::vector<Vector3d> pointTangent1;  // tangent basis per point
   std::vector<Vector3d> pointTangent2;
   std::vector<ConstraintRow> rows;
-  std::vector<double> J, MJ;  // row segments
+  std::vector<double> J, MJ;      // row segments
   std::vector<PackedRow> packed;  // projected Gauss–Seidel scratch (one island)
-  std::vector<double> tau;    // scratch: one tree's generalized impulse
+  std::vector<double> tau;        // scratch: one tree's generalized impulse
   // islands
   std::vector<int> ownerParent;
   std::vector<int> rowIsland;
