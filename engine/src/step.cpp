@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
 namespace articula::detail {
 
@@ -189,6 +190,13 @@ void WorldImpl::stepOnce() {
   const bool constrained = hasConstraints();
   data.q0 = state.q;
   data.v0 = state.v;
+  // The energy baseline is the state this step starts from whenever that
+  // state, or what defines its energy, was changed outside a step.
+  const EnergyMonitor& em = energyMonitor;
+  if (energyCheckApplies() && (em.qVersion != qVersion || em.vVersion != vVersion || em.gravity != options.gravity ||
+                               em.timeStep != options.timeStep)) {
+    takeEnergyBaseline();
+  }
 
   if (options.integrator == Integrator::SemiImplicitEuler) {
     // 1. kinematics. The articulated-body pass rebuilds velocities in its own
@@ -294,15 +302,9 @@ void WorldImpl::stepOnce() {
   }
 
   if (!state.q.allFinite() || !state.v.allFinite()) {
-    state.q = data.q0;
-    state.v = data.v0;
-    state.vdot.setZero();
-    diagnostics.failed = true;
-    diagnostics.message =
+    rejectStep(
         "the step produced non-finite positions or velocities (non-finite applied forces, or a degenerate "
-        "problem); the previous state was kept";
-    warn(diagnostics.message);
-    contacts.clear();
+        "problem)");
   }
 
   if (diagnostics.failed || (!constrained && options.integrator == Integrator::SemiImplicitEuler)) {
@@ -320,18 +322,122 @@ void WorldImpl::stepOnce() {
     if (!pr.success) warn("closure projection after the step failed: " + pr.message);
   }
 
+  // 6. divergence: a finite but exploding result is rejected too. Its
+  // kinematics of the new state serve the next step's stage 1, so its time
+  // counts as kinematics.
+  const auto t3 = Clock::now();
+  touchPositions();
+  if (!diagnostics.failed) {
+    if (const std::string why = checkDivergence(h); !why.empty()) {
+      rejectStep(why);
+      for (auto& c : closures) c.solved = false;
+      for (auto& c : couplers) c.solved = false;
+      touchPositions();
+    }
+  }
+  // Versions the next step compares against (0: take a baseline then).
+  energyMonitor.qVersion = energyCheckApplies() ? qVersion : 0;
+  energyMonitor.vVersion = vVersion;
+
   state.time += h;
   ++state.frameIndex;
   for (auto& w : state.fext) w.setZero();
-  touchPositions();
-  const auto t3 = Clock::now();
-  timings.kinematics = seconds(t0, t1);
+  const auto t4 = Clock::now();
+  timings.kinematics = seconds(t0, t1) + seconds(t3, t4);
   timings.collision = seconds(t1, tc);
   timings.dynamics = seconds(tc, t2);
   timings.solve = seconds(t2, ts);
   timings.integration = seconds(ts, tp);
   timings.projection = seconds(tp, t3);
-  timings.total = seconds(t0, t3);
+  timings.total = seconds(t0, t4);
+}
+
+double WorldImpl::totalEnergy(double* kinetic) {
+  ensureVelocities();
+  const double k = kineticEnergy(model, data, state.v, 0, model.nbody);
+  if (kinetic != nullptr) *kinetic = k;
+  return k + potentialEnergy(model, data, state.q, 0, model.nbody);
+}
+
+bool WorldImpl::energyCheckApplies() const {
+  if (!(options.divergence.energyGainFraction > 0.0)) return false;
+  return std::none_of(frames.begin(), frames.end(), [](const UserFrameRecord& f) { return f.alive && f.isFree; });
+}
+
+void WorldImpl::takeEnergyBaseline() {
+  EnergyMonitor& e = energyMonitor;
+  e.budget = totalEnergy(&e.peakKinetic);
+  double mass = 0.0;
+  for (int i = 0; i < model.nbody; ++i) mass += model.body_mass[static_cast<std::size_t>(i)];
+  e.floor = std::max(options.divergence.energyFloor, 0.01 * mass * options.gravity.norm());
+  e.gravity = options.gravity;
+  e.timeStep = options.timeStep;
+}
+
+// Two signs of a step that blew up while staying finite (documented in
+// docs/conventions.md, "Divergence"): a velocity coordinate beyond
+// maxSpeed, or energy that no input supplied. The energy balance over one
+// step is E(q₊, v₊) ≤ budget + W with W = h (τ·v₊ + Σ f_ext·V₊), the work
+// of the applied joint forces and wrenches held over the step; gravity and
+// springs are in E, and damping, friction, limits and contacts only take
+// energy out, up to the solver's small position corrections, which the
+// allowance (a fraction of the peak kinetic energy) covers.
+std::string WorldImpl::checkDivergence(double h) {
+  const DivergenceOptions& o = options.divergence;
+  if (o.maxSpeed > 0.0 && model.nv > 0) {
+    Eigen::Index k = 0;
+    const double fastest = state.v.cwiseAbs().maxCoeff(&k);
+    if (fastest > o.maxSpeed) {
+      std::ostringstream os;
+      os << "velocity coordinate " << k << " reached " << fastest << " (rad/s or m/s), beyond the limit of "
+         << o.maxSpeed << " (WorldOptions::divergence.maxSpeed)";
+      return os.str();
+    }
+  }
+  if (!energyCheckApplies()) return {};
+  EnergyMonitor& e = energyMonitor;
+  double kinetic = 0.0;
+  const double energy = totalEnergy(&kinetic);
+  double work = h * state.tau.dot(state.v);
+  for (int i = 0; i < model.nbody; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    work += h * state.fext[b].dot(data.V[b]);
+  }
+  // Rows whose velocity target is separating (penetration or limit
+  // correction, restitution) may add kinetic energy: at most λ·target each
+  // (for J v⁺ = b reached from J v* ≤ b, ΔT = λ (J v* + b)/2 ≤ λ b). A
+  // robot that starts inside the ground or past a limit is pushed out by
+  // its contacts; that energy has a source.
+  for (int r = 0; r < diagnostics.numRows && r < static_cast<int>(constraints.rows.size()); ++r) {
+    const ConstraintRow& row = constraints.rows[static_cast<std::size_t>(r)];
+    work += std::max(0.0, row.lambda * row.rhs);
+    work += std::max(0.0, row.lambdaPosition * row.rhsPosition);
+  }
+  const double budget = e.budget + work;
+  const double peak = std::max(e.peakKinetic, kinetic);
+  const double allowed = std::max(o.energyGainFraction * peak, e.floor);
+  if (energy - budget > allowed) {
+    std::ostringstream os;
+    os << "the total energy rose to " << energy << " J, " << (energy - budget)
+       << " J more than the applied forces supplied (allowed: " << allowed
+       << " J, WorldOptions::divergence.energyGainFraction)";
+    return os.str();
+  }
+  // Energy lost (damping, contacts) lowers the budget: a later gain is
+  // measured from where the system is, not from where it started.
+  e.budget = std::min(budget, energy);
+  e.peakKinetic = peak;
+  return {};
+}
+
+void WorldImpl::rejectStep(const std::string& why) {
+  state.q = data.q0;
+  state.v = data.v0;
+  state.vdot.setZero();
+  diagnostics.failed = true;
+  diagnostics.message = why + "; the previous state was kept";
+  warn(diagnostics.message);
+  contacts.clear();
 }
 
 }  // namespace articula::detail

@@ -231,6 +231,18 @@ class WorldImpl {
   ConstraintWorkspace constraints;
   std::vector<Contact> contacts;
   StepDiagnostics diagnostics;
+  // Divergence monitor (step.cpp): the energy budget of the state the last
+  // step left; a new baseline is taken whenever the state, gravity or time
+  // step changed outside a step (the versions below no longer match).
+  struct EnergyMonitor {
+    double budget = 0.0;       // J: total energy at the baseline plus the work of inputs since
+    double peakKinetic = 0.0;  // J: largest kinetic energy since the baseline
+    double floor = 0.0;        // J: smallest gain that counts
+    std::uint64_t qVersion = 0;
+    std::uint64_t vVersion = 0;
+    Vector3d gravity = Vector3d::Zero();
+    double timeStep = 0.0;
+  } energyMonitor;
   std::deque<std::string> warnings;
   bool warnedRk4Constraints = false;
 
@@ -269,6 +281,13 @@ class WorldImpl {
   std::vector<std::uint32_t> treeOrder(std::uint32_t mb) const;       // preorder from the root
 
   // ---- state and caches ----
+  // ---- divergence (step.cpp) ----
+  double totalEnergy(double* kinetic);  // kinetic + potential at the current state (fresh kinematics)
+  bool energyCheckApplies() const;      // enabled, and no driven frames
+  void takeEnergyBaseline();
+  std::string checkDivergence(double h);    // empty, or why the step's result diverged
+  void rejectStep(const std::string& why);  // keeps the state from before the step
+
   void touchPositions() {
     ++qVersion;
     ++vVersion;

@@ -115,12 +115,23 @@ int main(int argc, char** argv) {
         },
         batches, targetMs);
     const Timing step = timeNs([&] { world.step(); }, batches, targetMs);
+    // The same step without the divergence checks (velocity scan, energy
+    // balance): their cost is the difference.
+    World unchecked;
+    scenes::buildRevoluteChain(unchecked, "chain", n);
+    WorldOptions options = unchecked.getOptions();
+    options.divergence.maxSpeed = 0.0;
+    options.divergence.energyGainFraction = 0.0;
+    unchecked.setOptions(options);
+    unchecked.enterSimulationMode();
+    const Timing stepUnchecked = timeNs([&] { unchecked.step(); }, batches, targetMs);
     const std::pair<const char*, Timing> rows[] = {{"forward kinematics (positions + velocities)", fk},
                                                    {"ABA incl. forward kinematics", aba},
                                                    {"ABA only", abaOnly},
                                                    {"RNEA incl. forward kinematics", rnea},
                                                    {"CRBA incl. forward kinematics (positions)", crba},
-                                                   {"World::step() (semi-implicit Euler)", step}};
+                                                   {"World::step() (semi-implicit Euler)", step},
+                                                   {"World::step() without divergence checks", stepUnchecked}};
     for (const auto& [label, t] : rows) {
       std::printf("| %d (%d) | %s | %.0f | %.0f | %.1f |\n", n, m.nv, label, t.median, t.best, t.median / m.nv);
     }

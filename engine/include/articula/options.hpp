@@ -41,6 +41,27 @@ struct ConstraintSolverOptions {
   double limitErrorReduction = 1.0;  ///< fraction of a joint-limit violation removed per step
 };
 
+/// When a step counts as diverged. A diverged step is rejected like one
+/// that produced non-finite values: the previous state is kept, the step's
+/// StepDiagnostics say `failed` with the reason, and a warning is recorded
+/// (docs/conventions.md, "Divergence").
+struct DivergenceOptions {
+  /// Largest magnitude of any velocity coordinate (rad/s or m/s); ≤ 0 turns
+  /// the check off.
+  double maxSpeed = 1e4;
+  /// A step after which the total energy (kinetic + gravity + springs)
+  /// exceeds its baseline plus the work of the applied forces by more than
+  /// this fraction of the largest kinetic energy since the baseline, and by
+  /// more than the floor, is rejected; ≤ 0 turns the check off. The baseline
+  /// is taken when the simulation starts and whenever the state, the gravity
+  /// or the time step is written from outside a step. Not checked while the
+  /// world has free (driven) frames, which may do work through contacts.
+  double energyGainFraction = 0.5;
+  /// The floor of that gain (J): the larger of this and the energy of
+  /// lifting every body's mass by 1 cm against gravity.
+  double energyFloor = 1e-6;
+};
+
 /// World-wide settings.
 struct WorldOptions {
   Vector3d gravity{0.0, 0.0, -9.81};  ///< gravitational acceleration in the world frame (m/s²)
@@ -49,6 +70,7 @@ struct WorldOptions {
   /// only; RungeKutta4 ignores them (a warning is recorded once).
   Integrator integrator = Integrator::SemiImplicitEuler;
   ConstraintSolverOptions solver;
+  DivergenceOptions divergence;  ///< what makes a step count as diverged
 };
 
 /// Mass properties of a body. The rotational inertia is about the centre of
