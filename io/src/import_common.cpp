@@ -9,9 +9,11 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -282,7 +284,40 @@ void assembleClosures(World& world, const ImportOptions& options, const std::str
   report.assembly.residualBefore = before;
   report.assembly.residualAfter = before;
   if (!violated || !options.assemble) return;
-  const ClosureProjectionResult result = world.projectClosures();
+  ClosureProjectionResult result = world.projectClosures();
+  // A drawing with every link in line (a four-bar drawn straight) is a
+  // singular start: the residual has no first-order direction to go. Then
+  // the projection starts again from the file's configuration turned by a
+  // few tenths of a radian in a fixed pattern (deterministic), larger each
+  // time.
+  std::vector<std::pair<Joint, VectorXd>> start;
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& link : mb.getLinks()) {
+      const Joint j = link.getParentJoint();
+      if (j.numDofs() > 0 && j.numPositions() == j.numDofs()) start.emplace_back(j, j.getPositions());
+    }
+  }
+  int attempt = 0;
+  for (; !result.success && attempt < 4 && !start.empty(); ++attempt) {
+    const double amplitude = 0.1 * (attempt + 1);
+    int k = 0;
+    for (auto& [joint, q0] : start) {
+      VectorXd q = q0;
+      for (Eigen::Index i = 0; i < q.size(); ++i) q[i] += amplitude * std::sin(1.0 + 2.3 * k++);
+      joint.setPositions(q);
+    }
+    result = world.projectClosures();
+  }
+  if (result.success && attempt > 0) {
+    std::ostringstream os;
+    os << "the closed loops could not be assembled from the file's configuration (a singular start, e.g. links in "
+          "line); they were assembled from it turned by up to "
+       << 0.1 * attempt << " rad per joint";
+    report.warnings.push_back(ReportEntry{file, 0, os.str()});
+  }
+  if (!result.success) {
+    for (auto& [joint, q0] : start) joint.setPositions(q0);
+  }
   report.assembly.performed = true;
   report.assembly.residualAfter = result.finalResidual;
   report.assembly.iterations = result.iterations;
@@ -304,30 +339,117 @@ void checkInertia(const Inertia& inertia, const std::string& what, const std::st
     os << what << ": mass " << inertia.mass << " is negative";
     throw ImportError(file, line, os.str());
   }
-  Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia.rotational);
-  const Vector3d ev = es.eigenvalues();
-  const double scale = std::max(1e-12, ev.cwiseAbs().maxCoeff());
-  if (ev.minCoeff() < -1e-9 * scale) {
-    std::ostringstream os;
-    os << what << ": the inertia matrix is not positive semi-definite (principal moments " << ev.transpose() << ")";
-    throw ImportError(file, line, os.str());
-  }
 }
 
-bool repairInertia(Inertia& inertia) {
-  Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia.rotational);
-  Vector3d ev = es.eigenvalues().cwiseMax(0.0);
+std::string repairInertia(Inertia& inertia, const std::string& what) {
+  const Matrix3d symmetric = 0.5 * (inertia.rotational + inertia.rotational.transpose());
+  Eigen::SelfAdjointEigenSolver<Matrix3d> es(symmetric);
+  const Vector3d before = es.eigenvalues();  // ascending
+  Vector3d ev = before.cwiseMax(0.0);
   const double scale = std::max(1e-12, ev.maxCoeff());
-  if (ev[0] + ev[1] >= ev[2] - 1e-9 * scale) return false;
-  // The smallest change that restores a real mass distribution: raise the two
-  // smaller moments together until they sum to the largest.
-  const double raise = 0.5 * (ev[2] - ev[0] - ev[1]);
-  ev[0] += raise;
-  ev[1] += raise;
+  const bool negative = before.minCoeff() < 0.0;
+  const bool triangle = ev[0] + ev[1] < ev[2] - 1e-9 * scale;
+  if (!negative && !triangle) return {};
+  if (triangle) {
+    // The smallest change that restores a real mass distribution: raise the
+    // two smaller moments together until they sum to the largest.
+    // (A margin of 1e-13 of the largest keeps the result inside the valid
+    // set after round-off, for readers that check it again.)
+    const double raise = 0.5 * (ev[2] - ev[0] - ev[1]) + 1e-13 * ev[2];
+    ev[0] += raise;
+    ev[1] += raise;
+  }
   const Matrix3d V = es.eigenvectors();
   inertia.rotational = V * ev.asDiagonal() * V.transpose();
   inertia.rotational = 0.5 * (inertia.rotational + inertia.rotational.transpose()).eval();
-  return true;
+  std::ostringstream os;
+  os << what << ": principal moments of inertia " << before.transpose() << " "
+     << (negative && triangle ? "include negative values and violate the triangle inequality"
+         : negative           ? "include negative values"
+                              : "violate the triangle inequality")
+     << "; raised to " << ev.transpose();
+  return os.str();
+}
+
+double lowestPoint(const Geometry& g, const Isometry3d& X_WS) {
+  const Matrix3d& R = X_WS.linear();
+  const double z = X_WS.translation().z();
+  // Row z of R: how far each shape axis reaches down.
+  const Vector3d down = R.row(2).transpose().cwiseAbs();
+  switch (g.type) {
+    case GeometryType::Sphere:
+      return z - g.radius;
+    case GeometryType::Box:
+      return z - 0.5 * down.dot(g.size);
+    case GeometryType::Ellipsoid:
+      return z - R.row(2).transpose().cwiseProduct(g.size).norm();
+    case GeometryType::Capsule:
+      return z - 0.5 * g.length * down.z() - g.radius;
+    case GeometryType::Cylinder:
+      // The rim: half the length along the axis, the radius across it.
+      return z - 0.5 * g.length * down.z() - g.radius * std::sqrt(std::max(0.0, 1.0 - down.z() * down.z()));
+    case GeometryType::ConvexMesh:
+    case GeometryType::TriangleMesh: {
+      double lowest = std::numeric_limits<double>::infinity();
+      for (const Vector3d& v : g.vertices) lowest = std::min(lowest, (X_WS * v).z());  // already scaled
+      return lowest;
+    }
+    case GeometryType::Plane:
+      break;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+void addGround(World& world, const ImportOptions& options, const std::string& groundName) {
+  for (const Shape& shape : world.getCollisionShapes(Frame::World())) {
+    if (shape.getGeometry().type == GeometryType::Plane) return;  // the file has its ground
+  }
+  world.addGroundPlane(options.groundHeight, Material{}, groundName);
+  if (!options.placeOnGround) return;
+  for (const Multibody& mb : world.getMultibodies()) {
+    const std::optional<Link> root = mb.getRootLink();
+    if (!root || root->getParentJoint().type() != JointType::Free) continue;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Link& link : mb.getLinks()) {
+      for (const Shape& shape : link.getCollisionShapes()) {
+        lowest = std::min(lowest, lowestPoint(shape.getGeometry(), shape.getWorldTransform()));
+      }
+    }
+    if (!std::isfinite(lowest)) continue;
+    Joint free = root->getParentJoint();
+    VectorXd q = free.getPositions();
+    q[2] += options.groundHeight - lowest;  // free-joint q = [p (parent frame), quaternion]
+    free.setPositions(q);
+  }
+}
+
+void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportReport& report) {
+  constexpr double kRadius = 0.05;  // m
+  for (const Multibody& mb : world.getMultibodies()) {
+    std::vector<Link> links = mb.getLinks();
+    double total = 0.0;
+    for (const Link& link : links) total += link.getInertia().mass;
+    const double mass = total > 0.0 ? 0.01 * total : 1.0;
+    // Subtree masses, leaves first: getLinks() lists parents before children.
+    std::map<std::string, double> subtree;
+    for (auto it = links.rbegin(); it != links.rend(); ++it) {
+      double m = it->getInertia().mass;
+      for (const Link& child : it->getChildLinks()) m += subtree[child.name()];
+      if (m <= 0.0 && it->getParentJoint().numDofs() > 0) {
+        Inertia given = Inertia::sphere(mass, kRadius);
+        it->setInertia(given);
+        m = mass;
+        const std::string prefix = mb.name() + "/";
+        const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
+        std::ostringstream os;
+        os << "link '" << local(it->name()) << "' moves (joint '" << local(it->getParentJoint().name())
+           << "') but neither it nor the links it carries have mass; given " << mass << " kg (a solid sphere of "
+           << kRadius << " m at its origin) so that it can be simulated";
+        report.warnings.push_back(ReportEntry{file, 0, os.str()});
+      }
+      subtree[it->name()] = m;
+    }
+  }
 }
 
 void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report) {
@@ -458,6 +580,52 @@ std::string ImportReport::toText() const {
   }
   for (const ReportEntry& e : ignored) os << "  ignored: " << where(e.file, e.line) << ": " << e.message << "\n";
   for (const ReportEntry& e : warnings) os << "  warning: " << where(e.file, e.line) << ": " << e.message << "\n";
+  return os.str();
+}
+
+std::vector<std::pair<std::string, int>> ImportReport::ignoredKinds() const {
+  std::vector<std::pair<std::string, int>> kinds;
+  for (const ReportEntry& e : ignored) {
+    // "<gazebo reference='x'> not imported" → "<gazebo>"; "<mimic> of joint …" → "<mimic>".
+    std::string kind;
+    const std::size_t open = e.message.find('<');
+    if (open != std::string::npos) {
+      std::size_t end = open + 1;
+      while (end < e.message.size() && e.message[end] != '>' && e.message[end] != ' ') ++end;
+      kind = e.message.substr(open, end - open) + ">";
+    } else {
+      kind = e.message.substr(0, e.message.find(':'));
+    }
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) {
+      kinds.emplace_back(kind, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  return kinds;
+}
+
+std::string ImportReport::summary() const {
+  std::ostringstream os;
+  auto count = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::vector<std::string> parts;
+  if (!warnings.empty()) parts.push_back(count(warnings.size(), "warning", "warnings"));
+  if (!cuts.empty()) parts.push_back(count(cuts.size(), "loop cut", "loops cut"));
+  if (!couplers.empty()) parts.push_back(count(couplers.size(), "coupler", "couplers"));
+  if (assembly.performed)
+    parts.push_back("loops assembled (residual " + number(assembly.residualBefore) + " → " +
+                    number(assembly.residualAfter) + ")");
+  if (!ignored.empty()) {
+    const std::size_t kinds = ignoredKinds().size();
+    parts.push_back(count(ignored.size(), "ignored element", "ignored elements") + " of " +
+                    count(kinds, "kind", "kinds"));
+  }
+  os << "import of " << file << " (" << format << "): ";
+  if (parts.empty()) os << "nothing to report";
+  for (std::size_t i = 0; i < parts.size(); ++i) os << (i ? ", " : "") << parts[i];
   return os.str();
 }
 

@@ -95,17 +95,34 @@ void addCutClosure(World& world, const CutJoint& cut, LoopClosureFamily family, 
 /// @throws ImportError when the closures cannot be assembled.
 void assembleClosures(World& world, const ImportOptions& options, const std::string& file, ImportReport& report);
 
-/// Checks mass properties read from a file: finite, mass ≥ 0 (zero mass is
-/// a warning, see warnMasslessLinks), rotational inertia positive
-/// semi-definite.
+/// Checks what no engine can simulate in mass properties read from a file:
+/// non-finite numbers and negative mass (zero mass is a warning, see
+/// warnMasslessLinks).
 /// @throws ImportError naming `what`, file and line.
 void checkInertia(const Inertia& inertia, const std::string& what, const std::string& file, int line);
 
-/// Principal moments of real files often miss the triangle inequality by a
-/// little (rounded CAD output). Raises the two smaller moments just enough
-/// (tiny negative moments are set to zero first); returns whether it changed
-/// anything, for the report.
-bool repairInertia(Inertia& inertia);
+/// Repairs what peers accept in a file's rotational inertia: negative
+/// principal moments (round-off such as −5e-20 next to 0, or worse) are set
+/// to zero, and moments that violate the triangle inequality (rounded CAD
+/// output) are raised, the two smaller together, until they hold. Returns
+/// the warning for the report — `what`, the principal moments before and
+/// after — or an empty string when nothing changed.
+std::string repairInertia(Inertia& inertia, const std::string& what);
+
+/// The lowest world z of a shape's geometry at pose X_WS (planes: +inf).
+double lowestPoint(const Geometry& geometry, const Isometry3d& X_WS);
+
+/// Adds the ground plane the options ask for (at `groundHeight`) and, with
+/// `placeOnGround`, moves every multibody whose root joint is free along z
+/// until its lowest collision point rests on it.
+void addGround(World& world, const ImportOptions& options, const std::string& groundName = "ground");
+
+/// A moving link whose whole subtree has no mass (visual-only links of
+/// teaching files, xacro leftovers) makes the mass matrix singular. Each
+/// such link gets a small mass — 1 % of its model's mass, 1 kg for a model
+/// without any — spread as a solid sphere of 5 cm radius at its origin,
+/// with a warning, so the model can be simulated.
+void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportReport& report);
 
 /// Warns about moving links without mass.
 void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report);

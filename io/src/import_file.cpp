@@ -50,6 +50,7 @@ ImportReport importFile(World& world, const fs::path& file, const ImportOptions&
   if (ext == ".articula") {
     ImportReport report;
     report.recording = loadScene(world, file);
+    if (options.addGroundPlane) detail::addGround(world, options);
     report.file = file.string();
     report.format = "articula";
     return report;

@@ -55,6 +55,7 @@
 #include <sdf/Sphere.hh>
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
+#include <sdf/parser.hh>
 
 #include <Eigen/Geometry>
 
@@ -216,11 +217,28 @@ class SdfImporter {
       throw ImportError(m_source, top ? top->GetLineNum() : 0, "expected the root element <sdf version=\"...\">");
     }
     m_sdfName = file ? file->string() : kSdfStringName;
+    // Joints written in the SDF 1.0–1.2 way are rewritten; sdformat then
+    // reads the rewritten text (relative includes still resolve through
+    // the package path and the file's folder).
+    const std::optional<std::string> rewritten = rewriteLegacyJoints(doc);
+    if (rewritten) {
+      file = nullptr;
+      m_sdfName = kSdfStringName;
+    }
 
     sdf::ParserConfig config;
     config.SetFindCallback([this](const std::string& uri) { return findModel(uri); });
+    // Parse (includes expanded), accept what peers accept, then build the DOM.
     sdf::Root root;
-    const sdf::Errors errors = file ? root.Load(file->string(), config) : root.LoadSdfString(text, config);
+    sdf::SDFPtr parsed(new sdf::SDF());
+    sdf::init(parsed);
+    sdf::Errors errors;
+    const bool read = file ? sdf::readFile(file->string(), config, parsed, errors)
+                           : sdf::readString(rewritten ? *rewritten : text, config, parsed, errors);
+    if (!read && errors.empty()) errors.emplace_back(sdf::ErrorCode::FILE_READ, "the SDF parser could not read it");
+    if (!errors.empty()) failWithErrors(root, errors, doc);
+    acceptWhatPeersAccept(parsed->Root());
+    errors = root.Load(parsed, config);
     if (!errors.empty()) failWithErrors(root, errors, doc);
 
     reportUnsupported(root.Element());
@@ -235,9 +253,10 @@ class SdfImporter {
     } else {
       throw ImportError(m_source, lineOf(root.Element()), "the file holds no <world> and no <model>");
     }
-    if (m_options.addGroundPlane && !m_hasPlane) m_world.addGroundPlane(0.0, Material{}, uniqueShapeName("ground"));
+    detail::giveMassToMasslessSubtrees(m_world, m_source, m_report);
     detail::warnMasslessLinks(m_world, m_source, m_report);
     detail::assembleClosures(m_world, m_options, m_source, m_report);
+    if (m_options.addGroundPlane && !m_hasPlane) detail::addGround(m_world, m_options, uniqueShapeName("ground"));
     if (m_timeStep) m_world.setTimeStep(*m_timeStep);
     if (m_gravity) m_world.setGravity(*m_gravity);
     return std::move(m_report);
@@ -283,6 +302,10 @@ class SdfImporter {
     m_report.ignored.push_back(ReportEntry{fileOf(e), lineOf(e), message});
   }
 
+  void warn(const sdf::ElementPtr& e, const std::string& message) {
+    m_report.warnings.push_back(ReportEntry{fileOf(e), lineOf(e), message});
+  }
+
   /// sdformat's find-file callback: `model://NAME` and relative include URIs
   /// through the package path. Returns the model folder (or file), or empty.
   std::string findModel(const std::string& uri) {
@@ -321,14 +344,23 @@ class SdfImporter {
         break;
       }
     }
+    // sdformat's own words, kept short: the first few errors, each trimmed.
+    constexpr std::size_t kShownErrors = 3;
+    constexpr std::size_t kMessageChars = 240;
     std::string summary;
-    for (const sdf::Error* e : primary) {
+    for (std::size_t i = 0; i < primary.size() && i < kShownErrors; ++i) {
+      const sdf::Error* e = primary[i];
       const std::string errorFile = fileOfError(*e);
       const int errorLine = e->LineNumber().value_or(0);
       const bool elsewhere = errorLine > 0 && (errorFile != file || errorLine != line);
+      std::string message = e->Message();
+      if (message.size() > kMessageChars) message = message.substr(0, kMessageChars) + "…";
       summary += (summary.empty() ? "" : "; ") +
-                 (elsewhere ? errorFile + ":" + std::to_string(errorLine) + ": " : std::string()) + e->Message() +
+                 (elsewhere ? errorFile + ":" + std::to_string(errorLine) + ": " : std::string()) + message +
                  valueProblem(*e, doc);
+    }
+    if (primary.size() > kShownErrors) {
+      summary += "; and " + std::to_string(primary.size() - kShownErrors) + " more";
     }
     for (const std::string& lookup : m_lookupFailures) summary += "; " + lookup;
     try {
@@ -391,7 +423,7 @@ class SdfImporter {
                     ">");
       }
     }
-    for (uint64_t i = 0; i < model.LinkCount(); ++i) inertiaOf(*model.LinkByIndex(i), prefix);
+    for (uint64_t i = 0; i < model.LinkCount(); ++i) inertiaOf(*model.LinkByIndex(i), prefix, false);
     for (uint64_t i = 0; i < model.JointCount(); ++i) {
       const sdf::Joint& joint = *model.JointByIndex(i);
       typeOf(joint);
@@ -437,22 +469,174 @@ class SdfImporter {
     return type;
   }
 
-  Inertia inertiaOf(const sdf::Link& link, const std::string& prefix) const {
-    const ignition::math::Inertiald& in = link.Inertial();
-    const Isometry3d X_LI = toEigen(in.Pose());
-    const ignition::math::Matrix3d moi = in.MassMatrix().Moi();
+  /// The link's mass properties as written in the file (sdformat keeps no
+  /// values when they break its validity checks), repaired as URDF's are;
+  /// `report`: a repair becomes a report warning.
+  Inertia inertiaOf(const sdf::Link& link, const std::string& prefix, bool report = true) {
+    const Isometry3d X_LI = toEigen(link.Inertial().Pose());
+    const sdf::ElementPtr inertial = childElement(link.Element(), "inertial");
+    // SDF's defaults: mass 1 kg, unit principal moments, no products.
+    auto value = [](const sdf::ElementPtr& parent, const std::string& name, double fallback) {
+      const std::optional<std::string> text = childText(parent, name);
+      if (!text) return fallback;
+      const std::optional<double> v = detail::parseFiniteDouble(*text);
+      return v ? *v : std::numeric_limits<double>::quiet_NaN();
+    };
+    const sdf::ElementPtr moments = childElement(inertial, "inertia");
     Matrix3d I_I;
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) I_I(r, c) = moi(static_cast<std::size_t>(r), static_cast<std::size_t>(c));
-    }
+    const double ixy = value(moments, "ixy", 0.0), ixz = value(moments, "ixz", 0.0), iyz = value(moments, "iyz", 0.0);
+    I_I << value(moments, "ixx", 1.0), ixy, ixz, ixy, value(moments, "iyy", 1.0), iyz, ixz, iyz,
+        value(moments, "izz", 1.0);
     Inertia inertia;
-    inertia.mass = in.MassMatrix().Mass();
+    inertia.mass = value(inertial, "mass", 1.0);
     inertia.com = X_LI.translation();
     inertia.rotational = X_LI.linear() * I_I * X_LI.linear().transpose();
-    const sdf::ElementPtr inertial = childElement(link.Element(), "inertial");
     const sdf::ElementPtr where = inertial && inertial->LineNumber() ? inertial : link.Element();
-    detail::checkInertia(inertia, "link " + inQuotes(prefix + link.Name()), fileOf(where), lineOf(where));
+    const std::string what = "link " + inQuotes(prefix + link.Name());
+    detail::checkInertia(inertia, what, fileOf(where), lineOf(where));
+    if (std::string repaired = detail::repairInertia(inertia, what); report && !repaired.empty()) {
+      m_report.warnings.push_back(ReportEntry{fileOf(where), lineOf(where), repaired});
+    }
     return inertia;
+  }
+
+  /// `<parent><link_name>L</link_name></parent>` (SDF 1.0–1.2, still found
+  /// in files that claim a later version) becomes `<parent>L</parent>`, and
+  /// likewise for `<child>`. Returns the rewritten text when anything changed.
+  std::optional<std::string> rewriteLegacyJoints(tinyxml2::XMLDocument& doc) {
+    bool changed = false;
+    std::vector<tinyxml2::XMLElement*> stack{doc.RootElement()};
+    while (!stack.empty()) {
+      tinyxml2::XMLElement* e = stack.back();
+      stack.pop_back();
+      for (tinyxml2::XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+        stack.push_back(c);
+      }
+      if (std::string(e->Name()) != "joint") continue;
+      for (const char* end : {"parent", "child"}) {
+        tinyxml2::XMLElement* x = e->FirstChildElement(end);
+        tinyxml2::XMLElement* legacy = x != nullptr ? x->FirstChildElement("link_name") : nullptr;
+        if (legacy == nullptr) continue;
+        const std::string link = legacy->GetText() != nullptr ? legacy->GetText() : "";
+        m_report.warnings.push_back(ReportEntry{m_source, x->GetLineNum(),
+                                                "joint " + inQuotes(e->Attribute("name") ? e->Attribute("name") : "") +
+                                                    ": <" + end + "><link_name> (SDF 1.0–1.2) read as <" + end + ">" +
+                                                    link + "</" + end + ">"});
+        x->DeleteChildren();
+        x->SetText(link.c_str());
+        changed = true;
+      }
+    }
+    if (!changed) return std::nullopt;
+    tinyxml2::XMLPrinter printer;
+    doc.Print(&printer);
+    return std::string(printer.CStr());
+  }
+
+  /// Rewrites, in the parsed elements and before sdformat validates them,
+  /// what sdformat refuses but peers load, each with a report entry: link
+  /// inertias that are not a mass distribution (repaired as for URDF),
+  /// material scripts without a name or URI (Gazebo's pre-1.5 text form; a
+  /// world with one would be dropped whole), and model frames attached to
+  /// "world".
+  void acceptWhatPeersAccept(const sdf::ElementPtr& e) {
+    for (sdf::ElementPtr c = e->GetFirstElement(); c; c = c->GetNextElement()) {
+      const std::string name = c->GetName();
+      if (name == "model") fixWorldFramesOfModel(c, worldPoseOfModel(c));
+      if (name == "inertial") repairInertiaElement(c, e);
+      if (name == "material") dropIncompleteScript(c);
+      acceptWhatPeersAccept(c);
+    }
+  }
+
+  /// sdformat drops a link (and the world holding it) whose moments break
+  /// the triangle inequality or are negative; the nearest valid moments are
+  /// written back instead (slightly inside the valid set, so that sdformat's
+  /// own round-off accepts them).
+  void repairInertiaElement(const sdf::ElementPtr& inertial, const sdf::ElementPtr& link) {
+    const sdf::ElementPtr moments = childElement(inertial, "inertia");
+    if (!moments) return;
+    auto value = [&](const char* name, double fallback) {
+      const std::optional<std::string> text = childText(moments, name);
+      const std::optional<double> v = text ? detail::parseFiniteDouble(*text) : std::optional<double>(fallback);
+      return v ? *v : std::numeric_limits<double>::quiet_NaN();
+    };
+    Inertia inertia;
+    const double ixy = value("ixy", 0.0), ixz = value("ixz", 0.0), iyz = value("iyz", 0.0);
+    inertia.rotational << value("ixx", 1.0), ixy, ixz, ixy, value("iyy", 1.0), iyz, ixz, iyz, value("izz", 1.0);
+    if (!inertia.rotational.allFinite()) return;  // reported by inertiaOf
+    const std::string what = "link " + inQuotes(nameAttribute(link));
+    const std::string repaired = detail::repairInertia(inertia, what);
+    if (repaired.empty()) return;
+    m_report.warnings.push_back(ReportEntry{fileOf(inertial), lineOf(inertial), repaired});
+    const Matrix3d& I = inertia.rotational;
+    const char* names[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
+    const double values[6] = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
+    for (int k = 0; k < 6; ++k) moments->GetElement(names[k])->Set<double>(values[k]);
+  }
+
+  void dropIncompleteScript(const sdf::ElementPtr& material) {
+    const sdf::ElementPtr script = childElement(material, "script");
+    if (!script) return;
+    const std::optional<std::string> uri = childText(script, "uri");
+    const std::optional<std::string> name = childText(script, "name");
+    const bool incomplete = !uri || uri->empty() || uri->rfind("__default__", 0) == 0 || !name || name->empty() ||
+                            name->rfind("__default__", 0) == 0;
+    if (!incomplete) return;
+    ignore(script, "material <script> without a <uri> and a <name> (a pre-1.5 Gazebo material name) not imported");
+    material->RemoveChild(script);
+  }
+
+  /// The model's pose in the world when it is given relative to the world
+  /// (the common case), else nothing.
+  static std::optional<ignition::math::Pose3d> worldPoseOfModel(const sdf::ElementPtr& model) {
+    const sdf::ElementPtr pose = childElement(model, "pose");
+    if (!pose) return ignition::math::Pose3d::Zero;
+    if (pose->HasAttribute("relative_to") && !pose->GetAttribute("relative_to")->GetAsString().empty() &&
+        pose->GetAttribute("relative_to")->GetAsString() != "world") {
+      return std::nullopt;
+    }
+    return pose->Get<ignition::math::Pose3d>();
+  }
+
+  void fixWorldFramesOfModel(const sdf::ElementPtr& model, const std::optional<ignition::math::Pose3d>& X_WM) {
+    std::set<std::string> worldFrames;
+    for (sdf::ElementPtr c = model->GetFirstElement(); c; c = c->GetNextElement()) {
+      if (c->GetName() == "model") {
+        fixWorldFramesOfModel(c, std::nullopt);
+        continue;
+      }
+      if (c->GetName() != "frame" || !c->HasAttribute("attached_to")) continue;
+      if (c->GetAttribute("attached_to")->GetAsString() != "world") continue;
+      const std::string name = nameAttribute(c);
+      const sdf::ElementPtr pose = c->GetElement("pose");
+      const std::string relativeTo =
+          pose->HasAttribute("relative_to") ? pose->GetAttribute("relative_to")->GetAsString() : std::string();
+      if (!X_WM || !(relativeTo.empty() || relativeTo == "world")) {
+        fail(c, "frame " + inQuotes(name) +
+                    " is attached to 'world' inside a model whose pose is not given relative to the world; "
+                    "attach it to a frame of the model");
+      }
+      // Same pose, now relative to the model frame: X_MF = X_WM⁻¹ X_WF.
+      const Isometry3d X_MF = toEigen(*X_WM).inverse() * toEigen(pose->Get<ignition::math::Pose3d>());
+      const Eigen::Quaterniond r(X_MF.linear());
+      c->GetAttribute("attached_to")->SetFromString("");
+      pose->Set(ignition::math::Pose3d(X_MF.translation().x(), X_MF.translation().y(), X_MF.translation().z(), r.w(),
+                                       r.x(), r.y(), r.z()));
+      if (pose->HasAttribute("relative_to")) pose->GetAttribute("relative_to")->SetFromString("__model__");
+      worldFrames.insert(name);
+      m_report.warnings.push_back(ReportEntry{
+          fileOf(c), lineOf(c),
+          "frame " + inQuotes(name) + " of model " + inQuotes(nameAttribute(model)) +
+              " is attached to 'world', which sdformat does not allow inside a model: treated as fixed in the "
+              "world"});
+    }
+    if (worldFrames.empty()) return;
+    for (sdf::ElementPtr j = model->GetFirstElement(); j; j = j->GetNextElement()) {
+      if (j->GetName() != "joint") continue;
+      const sdf::ElementPtr parent = childElement(j, "parent");
+      if (parent && worldFrames.count(parent->Get<std::string>()) != 0) parent->Set<std::string>("world");
+    }
   }
 
   Isometry3d resolvePose(const sdf::SemanticPose& pose, const std::string& to, const sdf::ElementPtr& e,
@@ -1083,15 +1267,22 @@ class SdfImporter {
     if (!mesh.Submesh().empty()) {
       ignore(owner, what + ": <submesh> " + inQuotes(mesh.Submesh()) + " is not supported; the whole mesh is used");
     }
+    // A mesh that cannot be had leaves its shape out, with a warning: peers
+    // load such models (a robot whose mesh package is not installed), and
+    // the rest of the robot is still worth simulating.
     std::string whyNot;
     const std::optional<fs::path> file = resolverFor(mesh.FilePath()).resolve(mesh.Uri(), &whyNot);
-    if (!file) fail(owner, what + ": mesh " + inQuotes(mesh.Uri()) + ": " + whyNot);
+    if (!file) {
+      warn(owner, what + ": mesh " + inQuotes(mesh.Uri()) + " skipped: " + whyNot);
+      return std::nullopt;
+    }
     try {
       Geometry g = detail::meshGeometry(*file, toEigen(mesh.Scale()), convexHull);
       ++m_report.numMeshesLoaded;
       return g;
     } catch (const Error& e) {
-      fail(owner, what + ": mesh " + inQuotes(mesh.Uri()) + ": " + e.what());
+      warn(owner, what + ": mesh " + inQuotes(mesh.Uri()) + " skipped: " + e.what());
+      return std::nullopt;
     }
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <set>
 
 namespace articula::io::detail {
@@ -42,7 +43,11 @@ UrdfGraph analyzeUrdf(const tinyxml2::XMLDocument& doc, const std::string& file)
   UrdfGraph g;
   g.robotName = attribute(robot, "name");
   g.robotLine = robot->GetLineNum();
-  if (g.robotName.empty()) throw ImportError(file, g.robotLine, "<robot> has no name attribute");
+  if (g.robotName.empty()) {
+    // Named after the file instead (the importer reports it).
+    g.robotName = std::filesystem::path(file).stem().string();
+    if (g.robotName.empty()) g.robotName = "robot";
+  }
 
   for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
     const std::string tag = e->Name();

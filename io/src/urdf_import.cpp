@@ -10,7 +10,10 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -50,6 +53,10 @@ class TreePrinter : public tinyxml2::XMLPrinter {
   std::set<const XMLElement*> m_skip;
 };
 
+// What an infinite limit is written as for urdfdom (it reads finite numbers
+// only); read back as no limit.
+constexpr double kInfiniteLimit = 1e308;
+
 std::string shortNumber(double v) {
   std::ostringstream os;
   os << v;
@@ -79,7 +86,29 @@ const std::map<std::string, std::size_t>& numericAttributes() {
   return m;
 }
 
-void checkNumbers(const XMLElement* e, const std::string& file) {
+// Elements urdfdom reads inside <link>, <joint>, <loop_joint> and <material>.
+// Anything else is another tool's extension: ignored (and reported) without
+// looking at its attributes, as urdfdom does.
+bool isUrdfElement(const std::string& tag) {
+  static const std::set<std::string> known{"inertial",    "origin",
+                                           "mass",        "inertia",
+                                           "visual",      "collision",
+                                           "geometry",    "box",
+                                           "cylinder",    "sphere",
+                                           "mesh",        "capsule",
+                                           "material",    "color",
+                                           "texture",     "axis",
+                                           "parent",      "child",
+                                           "limit",       "dynamics",
+                                           "mimic",       "safety_controller",
+                                           "calibration", "link1",
+                                           "link2"};
+  return known.count(tag) != 0;
+}
+
+// Checks the numbers urdfdom will read in `e` and the URDF elements below it;
+// `unknown` receives the other elements (not descended into).
+void checkNumbers(const XMLElement* e, const std::string& file, std::vector<const XMLElement*>& unknown) {
   for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a != nullptr; a = a->Next()) {
     const auto it = numericAttributes().find(a->Name());
     if (it == numericAttributes().end()) continue;
@@ -90,7 +119,13 @@ void checkNumbers(const XMLElement* e, const std::string& file) {
       throw ImportError(file, e->GetLineNum(), os.str());
     }
   }
-  for (const XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) checkNumbers(c, file);
+  for (const XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    if (isUrdfElement(c->Name())) {
+      checkNumbers(c, file, unknown);
+    } else {
+      unknown.push_back(c);
+    }
+  }
 }
 
 struct Importer {
@@ -101,7 +136,9 @@ struct Importer {
   ImportReport report;
   UrdfGraph graph;
   std::map<std::string, Link> links;
-  std::string worldLink;  // name of the link standing for the world ("world"), or empty
+  std::string worldLink;           // name of the link standing for the world ("world"), or empty
+  std::set<std::string> capsules;  // "link/visual/i", "link/collision/i" read as cylinders by urdfdom
+  std::map<std::string, std::string> extendedJoints;  // <drake:joint> name → "ball" or "universal"
 
   Importer(World& w, const ImportOptions& o, std::string f, const fs::path& base)
       : world(w), options(o), file(std::move(f)), resolver(o, base, false) {
@@ -198,30 +235,35 @@ struct Importer {
     in.com = X.translation();
     in.rotational = X.linear() * I * X.linear().transpose();
     detail::checkInertia(in, "link '" + l.name + "'", file, linkLine(l.name));
-    const Matrix3d before = in.rotational;
-    if (detail::repairInertia(in)) {
-      std::ostringstream os;
-      os << "link '" << l.name << "': principal moments "
-         << Eigen::SelfAdjointEigenSolver<Matrix3d>(before).eigenvalues().transpose()
-         << " violate the triangle inequality; raised to "
-         << Eigen::SelfAdjointEigenSolver<Matrix3d>(in.rotational).eigenvalues().transpose();
-      warn(linkLine(l.name), os.str());
+    if (std::string repaired = detail::repairInertia(in, "link '" + l.name + "'"); !repaired.empty()) {
+      warn(linkLine(l.name), repaired);
     }
     return in;
   }
 
   std::optional<Geometry> geometryOf(const urdf::Geometry& g, const std::string& what, int line, bool collision,
-                                     bool onWorld) {
+                                     bool onWorld, bool capsule = false) {
     switch (g.type) {
-      case urdf::Geometry::SPHERE:
-        return Geometry::sphere(dynamic_cast<const urdf::Sphere&>(g).radius);
+      case urdf::Geometry::SPHERE: {
+        const double radius = dynamic_cast<const urdf::Sphere&>(g).radius;
+        if (radius == 0.0) {
+          // Some tools write a point contact this way.
+          if (!collision) {
+            ignore(line, what + ": sphere of radius 0 not drawn");
+            return std::nullopt;
+          }
+          warn(line, what + ": sphere of radius 0 (a point contact) read as radius 1 mm");
+          return Geometry::sphere(1e-3);
+        }
+        return Geometry::sphere(radius);
+      }
       case urdf::Geometry::BOX: {
         const auto& b = dynamic_cast<const urdf::Box&>(g);
         return Geometry::box(toEigen(b.dim));
       }
       case urdf::Geometry::CYLINDER: {
         const auto& c = dynamic_cast<const urdf::Cylinder&>(g);
-        return Geometry::cylinder(c.radius, c.length);
+        return capsule ? Geometry::capsule(c.radius, c.length) : Geometry::cylinder(c.radius, c.length);
       }
       case urdf::Geometry::MESH: {
         const auto& m = dynamic_cast<const urdf::Mesh&>(g);
@@ -231,8 +273,10 @@ struct Importer {
         }
         std::string why;
         const std::optional<fs::path> path = resolver.resolve(m.filename, &why);
+        // A mesh that cannot be had leaves its shape out, with a warning:
+        // peers load such robots (a mesh package not installed), and the
+        // rest of the robot is still worth simulating.
         if (!path) {
-          if (collision) throw ImportError(file, line, what + ": cannot find mesh '" + m.filename + "': " + why);
           warn(line, what + ": mesh '" + m.filename + "' skipped: " + why);
           return std::nullopt;
         }
@@ -241,7 +285,6 @@ struct Importer {
           ++report.numMeshesLoaded;
           return geom;
         } catch (const Error& e) {
-          if (collision) throw ImportError(file, line, what + ": mesh '" + path->string() + "': " + e.what());
           warn(line, what + ": mesh '" + path->string() + "' skipped: " + e.what());
           return std::nullopt;
         }
@@ -256,7 +299,8 @@ struct Importer {
       const urdf::Visual& v = *l.visual_array[i];
       const std::string what = "visual " + std::to_string(i) + " of link '" + l.name + "'";
       if (!v.geometry) continue;
-      const std::optional<Geometry> g = geometryOf(*v.geometry, what, line, false, onWorld);
+      const std::optional<Geometry> g = geometryOf(*v.geometry, what, line, false, onWorld,
+                                                   capsules.count(l.name + "/visual/" + std::to_string(i)) != 0);
       if (!g) continue;
       VisualShapeOptions o;
       o.name = l.name + "/visual" + (v.name.empty() ? std::to_string(i) : ":" + v.name);
@@ -278,7 +322,8 @@ struct Importer {
       const urdf::Collision& c = *l.collision_array[i];
       const std::string what = "collision " + std::to_string(i) + " of link '" + l.name + "'";
       if (!c.geometry) continue;
-      const std::optional<Geometry> g = geometryOf(*c.geometry, what, line, true, onWorld);
+      const std::optional<Geometry> g = geometryOf(*c.geometry, what, line, true, onWorld,
+                                                   capsules.count(l.name + "/collision/" + std::to_string(i)) != 0);
       if (!g) continue;
       CollisionShapeOptions o;
       o.name = l.name + "/collision" + (c.name.empty() ? std::to_string(i) : ":" + c.name);
@@ -313,6 +358,13 @@ struct Importer {
         break;
       case urdf::Joint::FLOATING:
         s.type = JointType::Free;
+        if (const auto it = extendedJoints.find(j.name); it != extendedJoints.end()) {
+          // <drake:joint type="ball|universal">, read by urdfdom as floating.
+          // Drake's universal joint turns about x of the joint frame, then y.
+          s = it->second == "ball" ? JointSpec::ball() : JointSpec::universal(Vector3d::UnitX(), Vector3d::UnitY());
+          s.name = j.name;
+          s.parentOffset = toIsometry(j.parent_to_joint_origin_transform);
+        }
         break;
       case urdf::Joint::PLANAR: {
         // URDF gives the plane's normal; the engine's planar joint takes two
@@ -342,15 +394,20 @@ struct Importer {
           os << "joint '" << j.name << "': lower limit " << L.lower << " is above the upper limit " << L.upper;
           throw ImportError(file, line, os.str());
         }
-        s.positionLowerLimits = VectorXd::Constant(1, L.lower);
-        s.positionUpperLimits = VectorXd::Constant(1, L.upper);
+        const double inf = std::numeric_limits<double>::infinity();
+        s.positionLowerLimits = VectorXd::Constant(1, L.lower <= -kInfiniteLimit ? -inf : L.lower);
+        s.positionUpperLimits = VectorXd::Constant(1, L.upper >= kInfiniteLimit ? inf : L.upper);
       }
-      if (L.velocity > 0.0) {
+      if (L.velocity >= kInfiniteLimit) {
+        // no limit (written as Inf)
+      } else if (L.velocity > 0.0) {
         s.velocityLimits = VectorXd::Constant(1, L.velocity);
       } else {
         ignore(line, "joint '" + j.name + "': velocity limit " + shortNumber(L.velocity) + " read as no limit");
       }
-      if (L.effort > 0.0) {
+      if (L.effort >= kInfiniteLimit) {
+        // no limit (written as Inf)
+      } else if (L.effort > 0.0) {
         s.effortLimits = VectorXd::Constant(1, L.effort);
       } else {
         ignore(line, "joint '" + j.name + "': effort limit " + shortNumber(L.effort) + " read as no limit");
@@ -453,9 +510,15 @@ struct Importer {
         return detail::poseFromXyzRpy(Vector3d((*xyz)[0], (*xyz)[1], (*xyz)[2]),
                                       Vector3d((*rpy)[0], (*rpy)[1], (*rpy)[2]));
       };
+      // The attachment's offset: attributes on <link1>/<link2>, or an
+      // <origin> inside them (the form Drake writes).
+      auto attachment = [&](const XMLElement* a) {
+        const XMLElement* origin = a != nullptr ? a->FirstChildElement("origin") : nullptr;
+        return pose(origin != nullptr ? origin : a);
+      };
       if (e->FirstChildElement("link1") != nullptr) {
-        cut.jointInParent = pose(e->FirstChildElement("link1"));
-        cut.jointInChild = pose(e->FirstChildElement("link2"));
+        cut.jointInParent = attachment(e->FirstChildElement("link1"));
+        cut.jointInChild = attachment(e->FirstChildElement("link2"));
       } else {
         cut.jointInParent = pose(e->FirstChildElement("origin"));
         cut.jointInChild = Isometry3d::Identity();
@@ -492,7 +555,12 @@ struct Importer {
       const std::string& leaderName = j->mimic->joint_name;
       const urdf::JointConstSharedPtr leaderJoint = model.getJoint(leaderName);
       if (!leaderJoint) {
-        throw ImportError(file, line, "joint '" + name + "' mimics '" + leaderName + "', which is not a tree joint");
+        // urdfdom and DART load such files; the follower then moves freely.
+        warn(line, "<mimic> of joint '" + name + "' dropped: it names '" + leaderName + "', " +
+                       (graph.jointIndex.count(leaderName) != 0 ? "a joint that closes a loop (not a tree joint)"
+                                                                : "which is not a joint of this robot") +
+                       "; '" + name + "' moves freely");
+        continue;
       }
       const Joint follower = links.at(j->child_link_name).getParentJoint();
       const Joint leader = links.at(leaderJoint->child_link_name).getParentJoint();
@@ -517,22 +585,157 @@ struct Importer {
     }
   }
 
+  // ---- what other URDF readers accept, made readable for urdfdom ----------
+
+  /// Rewrites, in the document, what urdfdom refuses but other readers (or
+  /// the URDF 1.1 draft) accept, each with a report entry: a nameless
+  /// <robot>, a version other than 1.0, joints to an undeclared "world"
+  /// link, <mimic> without a joint, infinite limits, capsules.
+  void acceptWhatPeersAccept(tinyxml2::XMLDocument& doc) {
+    XMLElement* robot = doc.RootElement();
+    if (robot == nullptr || std::string(robot->Name()) != "robot") return;  // analyzeUrdf reports it
+    const char* name = robot->Attribute("name");
+    if (name == nullptr || *name == '\0') {
+      // urdfdom refuses a nameless robot; the name only labels the multibody.
+      std::string stem = fs::path(file).stem().string();
+      if (stem.empty() || stem.front() == '<') stem = "robot";
+      warn(robot->GetLineNum(), "<robot> has no name; the model is called '" + stem + "'");
+      robot->SetAttribute("name", stem.c_str());
+    }
+    if (const char* version = robot->Attribute("version"); version != nullptr && std::string(version) != "1.0") {
+      ignore(robot->GetLineNum(), "<robot version=\"" + std::string(version) +
+                                      "\"> read as version 1.0 (with the capsules of later drafts)");
+      robot->DeleteAttribute("version");
+    }
+    bool worldDeclared = false;
+    const XMLElement* worldUser = nullptr;
+    for (XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      if (tag == "link") {
+        if (const char* n = e->Attribute("name"); n != nullptr && std::string(n) == "world") worldDeclared = true;
+        markCapsules(e);
+      } else if (tag == "joint" || tag == "drake:joint") {
+        if (tag == "drake:joint") acceptDrakeJoint(e);
+        for (const char* end : {"parent", "child"}) {
+          const XMLElement* x = e->FirstChildElement(end);
+          const char* l = x != nullptr ? x->Attribute("link") : nullptr;
+          if (l != nullptr && std::string(l) == "world" && worldUser == nullptr) worldUser = e;
+        }
+        acceptJointExtensions(e);
+      }
+    }
+    if (worldUser != nullptr && !worldDeclared) {
+      // The meaning is clear: the joint attaches to the world.
+      warn(worldUser->GetLineNum(), "joint '" +
+                                        std::string(worldUser->Attribute("name") ? worldUser->Attribute("name") : "") +
+                                        "' names the link 'world', which the file does not declare: read as "
+                                        "the world frame");
+      XMLElement* worldElement = doc.NewElement("link");
+      worldElement->SetAttribute("name", "world");
+      robot->InsertFirstChild(worldElement);
+    }
+  }
+
+  static tinyxml2::XMLDocument* doc(XMLElement* e) { return e->GetDocument(); }
+
+  /// Drake's <drake:joint> adds joint types URDF lacks; the engine has them:
+  /// ball and universal (urdfdom reads them as floating; jointSpecOf turns
+  /// them back), planar and the URDF types (read as they are).
+  void acceptDrakeJoint(XMLElement* joint) {
+    const std::string name = joint->Attribute("name") ? joint->Attribute("name") : "";
+    const std::string type = joint->Attribute("type") ? joint->Attribute("type") : "";
+    joint->SetName("joint");
+    if (type == "ball" || type == "universal") {
+      extendedJoints[name] = type;
+      joint->SetAttribute("type", "floating");
+      if (XMLElement* dynamics = joint->FirstChildElement("dynamics")) {
+        ignore(dynamics->GetLineNum(), "<dynamics> of " + type + " joint '" + name + "' not imported");
+        joint->DeleteChild(dynamics);
+      }
+    }
+  }
+
+  /// <mimic> without a joint is dropped; ±Inf limits, or none on a
+  /// revolute or prismatic joint, mean no limit.
+  void acceptJointExtensions(XMLElement* joint) {
+    const std::string name = joint->Attribute("name") ? joint->Attribute("name") : "";
+    if (XMLElement* mimic = joint->FirstChildElement("mimic");
+        mimic != nullptr && mimic->Attribute("joint") == nullptr) {
+      warn(mimic->GetLineNum(), "<mimic> of joint '" + name + "' names no joint: dropped");
+      joint->DeleteChild(mimic);
+    }
+    XMLElement* limit = joint->FirstChildElement("limit");
+    const char* type = joint->Attribute("type");
+    if (limit == nullptr && type != nullptr && (std::string(type) == "revolute" || std::string(type) == "prismatic")) {
+      // urdfdom requires <limit> here; other readers take its absence as
+      // "no limits".
+      ignore(joint->GetLineNum(), "joint '" + name + "' (" + type + ") has no <limit>: read as no limits");
+      limit = doc(joint)->NewElement("limit");
+      for (const char* attribute : {"upper", "effort", "velocity"}) limit->SetAttribute(attribute, kInfiniteLimit);
+      limit->SetAttribute("lower", -kInfiniteLimit);
+      joint->InsertEndChild(limit);
+      return;
+    }
+    if (limit == nullptr) return;
+    for (const char* attribute : {"lower", "upper", "effort", "velocity"}) {
+      const char* value = limit->Attribute(attribute);
+      if (value == nullptr) continue;
+      std::string v = value;
+      std::erase_if(v, [](unsigned char c) { return std::isspace(c) != 0; });
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const bool negative = !v.empty() && v.front() == '-';
+      if (!v.empty() && (v.front() == '-' || v.front() == '+')) v.erase(0, 1);
+      if (v != "inf" && v != "infinity") continue;
+      ignore(limit->GetLineNum(), "joint '" + name + "': " + attribute + "=\"" + value + "\" read as no limit");
+      // urdfdom reads finite numbers only; kInfiniteLimit stands for ±∞.
+      limit->SetAttribute(attribute, negative ? -kInfiniteLimit : kInfiniteLimit);
+    }
+  }
+
+  /// Capsules (URDF 1.1 draft; urdfdom 1.0 refuses them) go through urdfdom
+  /// as cylinders of the same radius and length and come back as capsules.
+  void markCapsules(XMLElement* link) {
+    const std::string name = link->Attribute("name") ? link->Attribute("name") : "";
+    for (const char* kind : {"visual", "collision"}) {
+      int index = 0;
+      for (XMLElement* e = link->FirstChildElement(kind); e != nullptr; e = e->NextSiblingElement(kind), ++index) {
+        XMLElement* geometry = e->FirstChildElement("geometry");
+        XMLElement* capsule = geometry != nullptr ? geometry->FirstChildElement("capsule") : nullptr;
+        if (capsule == nullptr) continue;
+        capsule->SetName("cylinder");
+        capsules.insert(name + "/" + kind + "/" + std::to_string(index));
+      }
+    }
+  }
+
   ImportReport run(const std::string& text) {
     tinyxml2::XMLDocument doc;
-    graph = detail::analyzeUrdfText(doc, text, file);
-    const XMLElement* robot = doc.RootElement();
+    if (doc.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
+      throw ImportError(file, doc.ErrorLineNum(), std::string("malformed XML: ") + doc.ErrorStr());
+    }
+    acceptWhatPeersAccept(doc);
+    graph = detail::analyzeUrdf(doc, file);
+    XMLElement* robot = doc.RootElement();
+    std::vector<const XMLElement*> unknown;
     for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
-      if (tag == "link" || tag == "joint" || tag == "loop_joint" || tag == "material") checkNumbers(e, file);
+      if (tag == "link" || tag == "joint" || tag == "loop_joint" || tag == "material") checkNumbers(e, file, unknown);
+    }
+    for (const XMLElement* u : unknown) {
+      const XMLElement* parent = u->Parent() != nullptr ? u->Parent()->ToElement() : nullptr;
+      ignore(u->GetLineNum(), "<" + std::string(u->Name()) + "> in <" +
+                                  (parent != nullptr ? std::string(parent->Name()) : std::string("?")) +
+                                  "> not imported (not a URDF element)");
     }
     noteIgnoredElements(robot);
     const urdf::ModelInterfaceSharedPtr model = parseTree(doc);
     buildTree(*model);
     cutLoops();
     addCouplers(*model);
+    detail::giveMassToMasslessSubtrees(world, file, report);
     detail::warnMasslessLinks(world, file, report);
-    if (options.addGroundPlane) world.addGroundPlane();
     detail::assembleClosures(world, options, file, report);
+    if (options.addGroundPlane) detail::addGround(world, options);
     return report;
   }
 };

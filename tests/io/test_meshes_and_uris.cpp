@@ -208,19 +208,21 @@ class TestMeshesAndUris : public QObject {
     QCOMPARE(extent, 2.0);
   }
 
-  void unreadableMeshIsAnError() {
+  void unreadableMeshIsLeftOutWithAWarning() {
+    // The robot loads without the shape (as peers load robots whose mesh
+    // package is missing); the report says which mesh and why, with the line.
     QTemporaryDir dir;
     const fs::path p = fs::path(dir.path().toStdString()) / "broken.stl";
     writeText(p, "this is not a mesh");
     World world;
-    try {
-      io::importUrdfFromString(world, urdfWithMesh("broken.stl"), "r.urdf", dir.path().toStdString());
-      QFAIL("no ImportError");
-    } catch (const io::ImportError& e) {
-      QVERIFY2(std::string(e.what()).find("broken.stl") != std::string::npos, e.what());
-      QCOMPARE(e.line(), 2);
-    }
-    QCOMPARE(world.numMultibodies(), std::size_t{0});
+    io::ImportReport report;
+    EXPECT_NO_THROW(
+        report = io::importUrdfFromString(world, urdfWithMesh("broken.stl"), "r.urdf", dir.path().toStdString()));
+    QCOMPARE(report.warnings.size(), std::size_t{1});
+    QVERIFY2(report.warnings[0].message.find("broken.stl' skipped") != std::string::npos, report.toText().c_str());
+    QCOMPARE(report.warnings[0].line, 2);
+    QCOMPARE(world.numMultibodies(), std::size_t{1});
+    QCOMPARE(world.numShapes(), std::size_t{0});
   }
 
   void uriForms() {
@@ -257,13 +259,12 @@ class TestMeshesAndUris : public QObject {
         io::importUrdfFromString(world, urdfWithMesh("package://sdf/meshes/tetrahedron.stl"), "r.urdf", {}, o));
     world.clear();
     o.useEnvironmentPaths = false;
-    try {
-      io::importUrdfFromString(world, urdfWithMesh("package://sdf/meshes/tetrahedron.stl"), "r.urdf", {}, o);
-      QFAIL("found without the environment");
-    } catch (const io::ImportError& e) {
-      QVERIFY2(std::string(e.what()).find("package 'sdf'") != std::string::npos, e.what());
-      QVERIFY(std::string(e.what()).find("--package-path") != std::string::npos);
-    }
+    const io::ImportReport unresolved =
+        io::importUrdfFromString(world, urdfWithMesh("package://sdf/meshes/tetrahedron.stl"), "r.urdf", {}, o);
+    QCOMPARE(unresolved.numMeshesLoaded, 0);
+    QCOMPARE(unresolved.warnings.size(), std::size_t{1});
+    QVERIFY2(unresolved.warnings[0].message.find("package 'sdf'") != std::string::npos, unresolved.toText().c_str());
+    QVERIFY(unresolved.warnings[0].message.find("--package-path") != std::string::npos);
     qunsetenv("ARTICULA_PACKAGE_PATH");
     qputenv("ROS_PACKAGE_PATH", QByteArray::fromStdString((kData / "sdf").string()));
     world.clear();

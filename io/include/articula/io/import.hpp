@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace articula::io {
@@ -37,8 +38,13 @@ struct ImportOptions {
   /// Assemble the initial state with the kinematic projection when a loop
   /// closure's residual exceeds its tolerance; failure is an ImportError.
   bool assemble = true;
-  bool loadMeshes = true;       ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
-  bool addGroundPlane = false;  ///< add a ground plane at z = 0 when the file has none (SDF worlds carry their own)
+  bool loadMeshes = true;  ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
+  bool addGroundPlane =
+      false;  ///< add a ground plane at z = groundHeight when the file has none (SDF worlds carry their own)
+  double groundHeight = 0.0;  ///< height of the added ground plane (m, world z up)
+  /// With an added ground plane, a model whose root floats (free joint) is
+  /// moved along z so that its lowest collision point rests on the ground.
+  bool placeOnGround = true;
 };
 
 /// One closing joint that became a LoopClosure.
@@ -89,8 +95,14 @@ struct ImportReport {
   /// The `<recording>` section of a native scene file, if it has one.
   std::optional<SceneRecording> recording;
 
-  /// Human-readable, one finding per line (what the CLI and the app show).
+  /// Human-readable, one finding per line (what `--verbose` and the app show).
   std::string toText() const;
+  /// One line: the counts of each kind of finding, ignored elements grouped
+  /// by kind ("138 ignored elements of 3 kinds"), no trailing newline.
+  std::string summary() const;
+  /// The ignored elements grouped by kind (the element or the reason that
+  /// leads their message, e.g. "<gazebo>"), with their counts.
+  std::vector<std::pair<std::string, int>> ignoredKinds() const;
   /// A JSON object with the same content.
   std::string toJson() const;
 };
