@@ -43,6 +43,21 @@ void ArgScanner::noValue() const {
   if (m_hasInlineValue) usageError(m_current + " takes no value");
 }
 
+std::optional<double> ArgScanner::optionalNumber() {
+  if (m_hasInlineValue) {
+    m_hasInlineValue = false;
+    return parseDouble(m_current, m_inlineValue);
+  }
+  if (m_index >= m_args.size()) return std::nullopt;
+  const std::string& candidate = m_args[m_index];
+  char* end = nullptr;
+  const double v = std::strtod(candidate.c_str(), &end);
+  if (candidate.empty() || *end != '\0') return std::nullopt;
+  if (!std::isfinite(v)) usageError(m_current + " expects a finite number, got '" + candidate + "'");
+  ++m_index;
+  return v;
+}
+
 double parseDouble(const std::string& option, const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -85,6 +100,17 @@ bool parseInputOption(ArgScanner& args, const std::string& option, InputOptions&
     if (input.rootGiven && input.import.root != root) usageError("give either --fixed-base or --floating-base");
     input.import.root = root;
     input.rootGiven = true;
+    return true;
+  }
+  if (option == "--verbose") {
+    args.noValue();
+    input.verbose = true;
+    return true;
+  }
+  if (option == "--ground") {
+    input.import.addGroundPlane = true;
+    input.import.groundHeight = args.optionalNumber().value_or(0.0);
+    input.groundGiven = true;
     return true;
   }
   if (option == "--package-path") {
@@ -136,6 +162,15 @@ io::ImportReport loadInput(World& world, const InputOptions& input, bool quiet) 
 bool hasFindings(const io::ImportReport& report) {
   return !report.cuts.empty() || !report.couplers.empty() || !report.ignored.empty() || !report.warnings.empty() ||
          report.assembly.performed;
+}
+
+void printImportReport(const io::ImportReport& report, bool verbose) {
+  if (!hasFindings(report)) return;
+  if (verbose) {
+    std::cerr << report.toText() << std::flush;
+  } else {
+    std::cerr << report.summary() << " (--verbose lists them)\n" << std::flush;
+  }
 }
 
 std::string formatNumber(double value) {

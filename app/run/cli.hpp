@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ class ArgScanner {
   std::string value();
   /// Throws a usage error if the option just returned carried an inline value.
   void noValue() const;
+  /// The optional numeric value of the option just returned: its inline
+  /// value, or the next argument when that is a number (else nothing).
+  std::optional<double> optionalNumber();
 
  private:
   std::vector<std::string> m_args;
@@ -65,7 +69,9 @@ struct InputOptions {
   std::string file;   ///< a scene or robot file
   std::string scene;  ///< a built-in scene (when no file is given)
   io::ImportOptions import;
-  bool rootGiven = false;  ///< --fixed-base or --floating-base was given
+  bool rootGiven = false;    ///< --fixed-base or --floating-base was given
+  bool groundGiven = false;  ///< --ground was given
+  bool verbose = false;      ///< --verbose: the whole import report, not its one-line summary
 };
 
 /// Handles --fixed-base, --floating-base and --package-path DIR; returns
@@ -83,6 +89,9 @@ io::ImportReport loadInput(World& world, const InputOptions& input, bool quiet);
 
 /// Whether the report has anything beyond its header line.
 bool hasFindings(const io::ImportReport& report);
+/// Writes the import report to stderr when it has findings: its one-line
+/// summary, or all of it with `verbose`.
+void printImportReport(const io::ImportReport& report, bool verbose);
 
 /// Shortest text that reads back as the same double ("nan", "inf", "-inf" for those).
 std::string formatNumber(double value);

@@ -45,6 +45,8 @@ void printUsage(std::ostream& os) {
         "  --gravity X,Y,Z          gravity in m/s^2, world frame\n"
         "  --fixed-base             weld the root link of an imported URDF/SDF model to the world\n"
         "  --floating-base          give it a six-DoF free joint instead\n"
+        "  --ground [HEIGHT]        add a ground plane at z = HEIGHT (default 0) unless the file has one; a\n"
+        "                           floating-base model starts with its lowest collision point on it\n"
         "  --set JOINT=VALUE        initial position of a 1-DoF joint (JOINT:K=VALUE for coordinate K of a\n"
         "                           multi-DoF joint or rigid body); repeatable; loop closures are re-assembled\n"
         "  --package-path DIR       where package://NAME/ and model:// resolve (the folder containing NAME);\n"
@@ -54,6 +56,7 @@ void printUsage(std::ostream& os) {
         "                           and the options above that shape the world\n"
         "  --record-every K         record every K-th step (default 1)\n"
         "  --quiet                  no progress bar, import report or warnings; the summary line stays\n"
+        "  --verbose                the whole import report (default: one line counting its findings)\n"
         "  --scene NAME             a built-in scene instead of FILE (see 'articula-run list')\n"
         "  --solver METHOD          projected-gauss-seidel | direct-pivoting\n"
         "  --every K                write every K-th step to the CSV (default 1)\n"
@@ -84,12 +87,13 @@ void printUsage(std::ostream& os) {
         "  --plot WHAT              a live plot in the overlay (implies --overlay; repeatable): energy,\n"
         "                           kinetic, potential, residual, q:NAME or v:NAME (CSV column names), fed\n"
         "                           with up to 2000 frames before the one drawn (--replay or --steps)\n"
-        "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --quiet: as for run\n"
+        "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --ground, --quiet: as for run\n"
+        "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too)\n"
         "\n"
         "At the end run prints one line on stdout:\n"
         "  steps=N sim_time=S wall_time=S us_per_step=X rtf=X [key=value ...]\n"
         "Exit codes: 0 ok, 2 bad input or usage (also: a replay file that is truncated, corrupted or does not\n"
-        "fit the scene), 3 the simulation diverged (non-finite state).\n";
+        "fit the scene), 3 the simulation diverged (non-finite state, velocity or energy blow-up).\n";
 }
 
 namespace {
@@ -367,7 +371,7 @@ int exportCommand(const std::vector<std::string>& argv) {
   }
   World world;
   const io::ImportReport report = loadInput(world, input, quiet);
-  if (!quiet && hasFindings(report)) std::cerr << report.toText() << std::flush;
+  if (!quiet) printImportReport(report, input.verbose);
   io::saveScene(world, positional[1], report.recording);
   std::printf("wrote %s\n", positional[1].c_str());
   return kExitOk;

@@ -92,7 +92,7 @@ bool isSolverMethod(const std::string& method) {
 
 io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet) {
   io::ImportReport report = loadInput(world, setup.input, quiet);
-  if (!quiet && hasFindings(report)) std::cerr << report.toText() << std::flush;
+  if (!quiet) printImportReport(report, setup.input.verbose);
 
   WorldOptions wo = world.getOptions();
   if (setup.dt) wo.timeStep = *setup.dt;
@@ -120,6 +120,7 @@ void describeSetup(Recording& recording, const WorldSetup& setup, const World& w
   }
   recording.setMetadata("root", rootName(setup.input.import.root));
   recording.setMetadata("no-contacts", setup.noContacts ? "1" : "0");
+  if (setup.input.import.addGroundPlane) recording.setMetadata("ground", formatNumber(setup.input.import.groundHeight));
   const std::vector<fs::path>& packages = setup.input.import.packagePath;
   for (std::size_t k = 0; k < packages.size(); ++k) {
     std::error_code ec;
@@ -168,6 +169,15 @@ WorldSetup setupFromRecording(const Recording& recording, const std::string& sce
       badMetadata("root", *root, "default, fixed or floating");
     }
     s.input.rootGiven = s.input.import.root != io::RootAttachment::Default;
+  }
+  if (const std::string* ground = value("ground")) {
+    try {
+      s.input.import.groundHeight = parseDouble("ground", *ground);
+    } catch (const CliError&) {
+      badMetadata("ground", *ground, "a number");
+    }
+    s.input.import.addGroundPlane = true;
+    s.input.groundGiven = true;
   }
   if (const std::string* noContacts = value("no-contacts")) {
     if (*noContacts != "0" && *noContacts != "1") badMetadata("no-contacts", *noContacts, "0 or 1");
