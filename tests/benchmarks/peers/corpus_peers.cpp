@@ -59,6 +59,9 @@ struct Job {
 
 enum class Format { Urdf, Sdf, Unknown };
 
+/// A load that takes longer is stopped (DART does not return on some closed loops).
+constexpr unsigned kTimeLimitSeconds = 30;
+
 Format formatOf(const fs::path& file) {
   std::string ext = file.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -94,20 +97,26 @@ std::string clean(std::string text) {
   return out.substr(first, last - first + 1);
 }
 
-/// The first line of `log` that looks like an error, else its first line.
+/// The first line of `log` that is an error, else the first that tells of
+/// a failure (DART reports a missing mesh as a warning and then returns
+/// nothing), else its first line; at most 240 characters.
 std::string firstErrorLine(const std::string& log) {
   std::istringstream in(log);
   std::string line;
   std::string first;
+  std::string failure;
   while (std::getline(in, line)) {
     line = clean(line);
     if (line.empty()) continue;
     if (first.empty()) first = line;
     std::string lower = line;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (lower.find("error") != std::string::npos || lower.find("fail") != std::string::npos) return line;
+    if (lower.rfind("warning", 0) != 0 && lower.find("error") != std::string::npos) return line.substr(0, 240);
+    if (failure.empty() && (lower.find("fail") != std::string::npos || lower.find("error") != std::string::npos)) {
+      failure = line;
+    }
   }
-  return first;
+  return (failure.empty() ? first : failure).substr(0, 240);
 }
 
 #ifdef ARTICULA_BENCH_WITH_DART
@@ -164,7 +173,7 @@ std::string isolated(const Job& job, Load load) {
     close(verdictPipe[0]);
     dup2(logFd, STDOUT_FILENO);
     dup2(logFd, STDERR_FILENO);
-    alarm(120);
+    alarm(kTimeLimitSeconds);
     std::string verdict;
     try {
       verdict = load(job);
@@ -193,7 +202,8 @@ std::string isolated(const Job& job, Load load) {
   fs::remove(logName);
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    std::string what = "crashed (" + std::string(strsignal(sig)) + ")";
+    std::string what = sig == SIGALRM ? "error: no answer within " + std::to_string(kTimeLimitSeconds) + " s (stopped)"
+                                      : "crashed (" + std::string(strsignal(sig)) + ")";
     const std::string line = firstErrorLine(log);
     if (!line.empty()) what += ": " + line;
     return what;
