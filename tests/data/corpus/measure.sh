@@ -33,7 +33,9 @@ first_error() {
   local line
   line=$(grep -m1 -iE 'error|fail|diverg|cannot|could not|invalid|unknown|missing|not ' "$1" || true)
   [[ -z $line ]] && line=$(grep -m1 -v '^[[:space:]]*$' "$1" || true)
-  printf '%s' "${line//|//}" | cut -c1-200
+  # no terminal colours, no table separators, paths relative to the corpus
+  line=$(printf '%s' "$line" | sed -e 's/\x1b\[[0-9;]*m//g' -e "s|$here/||g" -e 's/^articula-run: //')
+  printf '%s' "${line//|//}" | cut -c1-240
 }
 
 mapfile -t files < <(grep -vE '^[[:space:]]*(#|$)' "$here/corpus.list")
