@@ -49,8 +49,8 @@ if [[ -x $peers ]]; then
   while IFS='|' read -r _ file d m _; do
     file=$(echo "$file" | xargs)
     [[ $file == "$here/"* ]] || continue
-    dart[${file#"$here/"}]=$(echo "$d" | sed 's/^ *//; s/ *$//')
-    mujoco[${file#"$here/"}]=$(echo "$m" | sed 's/^ *//; s/ *$//')
+    dart[${file#"$here/"}]=$(echo "$d" | sed -e 's/^ *//' -e 's/ *$//' -e "s|$here/||g")
+    mujoco[${file#"$here/"}]=$(echo "$m" | sed -e 's/^ *//' -e 's/ *$//' -e "s|$here/||g")
   done < "$tmp/peers.out"
 fi
 
