@@ -39,6 +39,11 @@ struct ImportOptions {
   bool assemble = true;
   bool loadMeshes = true;       ///< false: mesh geometry is skipped (reported), e.g. for topology-only inspection
   bool addGroundPlane = false;  ///< add a ground plane at z = 0 when the file has none (SDF worlds carry their own)
+  /// Height of the added ground plane (m, along world z, which is up).
+  double groundHeight = 0.0;
+  /// With a ground plane and a floating root: the model is lifted or
+  /// lowered so that its lowest collision point rests on the ground.
+  bool placeOnGround = true;
 };
 
 /// One closing joint that became a LoopClosure.
