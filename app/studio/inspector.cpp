@@ -933,7 +933,7 @@ void Inspector::addCoordinateFields(const ObjectRef& jointRef) {
   }
   if (world.numLoopClosures() > 0 || world.numJointCouplers() > 0) {
     addValueLabel(tr("Largest closure residual"), QStringLiteral("closure_residual"),
-                  [](const World& w) { return formatNumber(largestClosureResidual(w)); });
+                  [](const World& w) { return formatRounded(largestClosureResidual(w)); });
   }
 }
 
@@ -966,7 +966,7 @@ void Inspector::setJointCoordinate(const ObjectRef& jointRef, int index, double 
         const ClosureProjectionResult result = w.projectClosures(options);
         if (!result.success) {
           failure = tr("The closed chain cannot be assembled with this value (residual %1): %2")
-                        .arg(formatNumber(result.finalResidual), qs(result.message));
+                        .arg(formatRounded(result.finalResidual), qs(result.message));
         }
       }
       target = w.getPositions();
@@ -1514,7 +1514,7 @@ void Inspector::buildLoopClosure() {
       tr("Tolerance"), QStringLiteral("tolerance"), [readPolicy](const World& w) { return readPolicy(w).tolerance; },
       positiveMessage, [setPolicy](World& w, double v) { setPolicy(w, [v](Policy& p) { p.tolerance = v; }); }, 1e-10);
   addValueLabel(tr("Residual norm"), QStringLiteral("residual"), [ref](const World& w) {
-    return formatNumber(need(findLoopClosure(w, ref), ref).computeResidualNorm());
+    return formatRounded(need(findLoopClosure(w, ref), ref).computeResidualNorm());
   });
 }
 
@@ -1545,7 +1545,7 @@ void Inspector::buildCoupler() {
       [ref](const World& w) { return need(findCoupler(w, ref), ref).isEnabled(); },
       [ref](World& w, bool on) { need(findCoupler(w, ref), ref).setEnabled(on); });
   addValueLabel(tr("Residual"), QStringLiteral("residual"), [ref](const World& w) {
-    return formatNumber(need(findCoupler(w, ref), ref).computeResidual().residual);
+    return formatRounded(need(findCoupler(w, ref), ref).computeResidual().residual);
   });
 }
 
