@@ -33,6 +33,7 @@ void Document::newDesign() {
   auto fresh = std::make_unique<World>();
   fresh->addGroundPlane();
   adopt(std::move(fresh), {}, std::nullopt);
+  m_importOptions = {};
 }
 
 io::ImportReport Document::open(const std::filesystem::path& file, const io::ImportOptions& options) {
@@ -40,6 +41,7 @@ io::ImportReport Document::open(const std::filesystem::path& file, const io::Imp
   auto fresh = std::make_unique<World>();
   io::ImportReport report = io::importFile(*fresh, file, options);
   adopt(std::move(fresh), file, report);
+  m_importOptions = options;
   return report;
 }
 

@@ -67,6 +67,8 @@ class Document : public QObject {
   /// Writes the design as a native scene without changing the document's
   /// file (export, autosave).
   void writeCopy(const std::filesystem::path& file) const;
+  /// The options the design was imported with (defaults for a new design).
+  const io::ImportOptions& importOptions() const { return m_importOptions; }
   /// The report of the last open (empty for a new design).
   const std::optional<io::ImportReport>& importReport() const { return m_report; }
   /// The `<recording>` section of the scene, if it had one.
@@ -160,6 +162,7 @@ class Document : public QObject {
   std::filesystem::path m_filePath;
   std::filesystem::path m_sourcePath;
   std::optional<io::ImportReport> m_report;
+  io::ImportOptions m_importOptions;
   std::optional<io::SceneRecording> m_recording;
   std::optional<VectorXd> m_dragStart;
   std::vector<ObjectRef> m_selection;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -761,6 +762,173 @@ ObjectRef duplicate(World& world, const ObjectRef& ref, const Vector3d& shift) {
       break;
   }
   throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be duplicated");
+}
+
+std::vector<ObjectRef> insertWorld(World& world, const World& from, const Isometry3d& X) {
+  std::vector<ObjectRef> created;
+  // Names of `from` → names in `world`, for the references of closures and couplers.
+  std::map<std::string, std::string> renamed;
+  const auto copyShapes = [&](const Frame& source, const Frame& owner) {
+    for (const Shape& shape : shapesOf(from, source)) {
+      ShapeCopy c = captureShape(shape);
+      c.owner = owner;
+      setCopyName(c, uniqueName(shape.name(), [&](const std::string& n) { return shapeNameTaken(world, n); }));
+      addShape(world, c);
+    }
+  };
+  for (const RigidBody& body : from.getRigidBodies()) {
+    RigidBodyOptions options;
+    options.inertia = body.getInertia();
+    options.pose = X * body.getPose();
+    options.linearVelocity = X.linear() * body.getLinearVelocityWorld();
+    options.angularVelocity = X.linear() * body.getAngularVelocityWorld();
+    const std::string name = uniqueName(body.name(), [&](const std::string& n) { return worldNameTaken(world, n); });
+    renamed[body.name()] = name;
+    const RigidBody copy = world.addRigidBody(name, options);
+    copyShapes(body, copy);
+    created.push_back(refOf(copy));
+  }
+  for (const Multibody& mb : from.getMultibodies()) {
+    const auto root = mb.getRootLink();
+    if (!root) continue;
+    const std::string name = uniqueName(mb.name(), [&](const std::string& n) { return worldNameTaken(world, n); });
+    renamed[mb.name()] = name;
+    Multibody copy = world.addMultibody(name);
+    copy.setSelfCollision(mb.getSelfCollision());
+    // Parents before children: the links in depth-first order from the root.
+    std::vector<Link> order{*root};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::vector<Link> children = order[i].getChildLinks();
+      order.insert(order.end(), children.begin(), children.end());
+    }
+    for (const Link& link : order) {
+      LinkOptions options;
+      options.name = splitPath(link.name()).second;  // a link's name is "multibody/link"
+      options.inertia = link.getInertia();
+      JointSpec joint = link.getParentJoint().getSpec();
+      Link made;
+      if (const auto parent = link.getParentLink()) {
+        made = copy.addLink(options, *copy.getLink(splitPath(parent->name()).second), joint);
+      } else {
+        joint.parentOffset = X * joint.parentOffset;
+        made = copy.addLink(options, joint);
+      }
+      copyShapes(link, made);
+    }
+    copy.setPositions(mb.getPositions());
+    copy.setVelocities(mb.getVelocities());
+    created.push_back(refOf(copy));
+  }
+  // "body" or "multibody/link" of `from` as named in `world`.
+  const auto renamedPath = [&](const std::string& path) {
+    const auto [head, tail] = splitPath(path);
+    const std::string& first = head.empty() ? tail : head;
+    const auto it = renamed.find(first);
+    const std::string mapped = it == renamed.end() ? first : it->second;
+    return head.empty() ? mapped : mapped + "/" + tail;
+  };
+  // A frame of `from` as the frame of the same name in `world`.
+  const auto mapFrame = [&](const Frame& frame) {
+    ObjectRef ref = refOfFrame(frame);
+    if (ref.kind != ObjectKind::World) ref.name = renamedPath(ref.name);
+    const std::optional<Frame> mapped = findFrame(world, ref);
+    if (!mapped) throw TopologyError("frame '" + ref.name + "' of the inserted model has no copy");
+    return *mapped;
+  };
+  for (const LoopClosure& closure : from.getLoopClosures()) {
+    LoopClosureSpec spec = closure.getSpec();
+    spec.frameA = mapFrame(spec.frameA);
+    spec.frameB = mapFrame(spec.frameB);
+    const std::string name =
+        uniqueName(closure.name(), [&](const std::string& n) { return world.getLoopClosure(n).has_value(); });
+    LoopClosure copy = world.addLoopClosure(name, spec);
+    copy.setRuntimePolicy(closure.getRuntimePolicy());
+    copy.setEnabled(closure.isEnabled());
+  }
+  const auto mapJoint = [&](const Joint& joint) {
+    ObjectRef ref = refOf(joint);
+    ref.name = renamedPath(ref.name);
+    return requireJoint(world, ref);
+  };
+  for (const JointCoupler& coupler : from.getJointCouplers()) {
+    JointCouplerSpec spec = coupler.getSpec();
+    spec.leader = mapJoint(spec.leader);
+    spec.follower = mapJoint(spec.follower);
+    const std::string name =
+        uniqueName(coupler.name(), [&](const std::string& n) { return world.getJointCoupler(n).has_value(); });
+    JointCoupler copy = world.addJointCoupler(name, spec);
+    copy.setRuntimePolicy(coupler.getRuntimePolicy());
+    copy.setEnabled(coupler.isEnabled());
+  }
+  return created;
+}
+
+Eigen::AlignedBox3d worldBounds(const Shape& shape) {
+  Eigen::AlignedBox3d box;
+  const Geometry& g = shape.getGeometry();
+  const Isometry3d X = shape.getWorldTransform();
+  Vector3d half;
+  switch (g.type) {
+    case GeometryType::Plane:
+      return box;
+    case GeometryType::ConvexMesh:
+    case GeometryType::TriangleMesh:
+      for (const Vector3d& v : g.vertices) box.extend(X * v);
+      return box;
+    case GeometryType::Box:
+      half = 0.5 * g.size;
+      break;
+    case GeometryType::Ellipsoid:
+      half = g.size;
+      break;
+    case GeometryType::Sphere:
+      half = Vector3d::Constant(g.radius);
+      break;
+    case GeometryType::Cylinder:
+      half = Vector3d(g.radius, g.radius, 0.5 * g.length);
+      break;
+    case GeometryType::Capsule:
+      half = Vector3d(g.radius, g.radius, 0.5 * g.length + g.radius);
+      break;
+  }
+  // The rotated box's extent along each world axis: |R|·half.
+  const Vector3d extent = X.linear().cwiseAbs() * half;
+  box.extend(X.translation() - extent);
+  box.extend(X.translation() + extent);
+  return box;
+}
+
+Vector3d freeSpot(const World& world, const Vector3d& half, const Vector3d& preferred, double clearance) {
+  std::vector<Eigen::AlignedBox3d> occupied;
+  const auto addBounds = [&](const Frame& owner) {
+    Eigen::AlignedBox3d b;
+    for (const Shape& s : shapesOf(world, owner)) b.extend(worldBounds(s));
+    if (!b.isEmpty()) occupied.push_back(b);
+  };
+  for (const RigidBody& body : world.getRigidBodies()) addBounds(body);
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& link : mb.getLinks()) addBounds(link);
+  }
+  const Vector3d grown = half + Vector3d::Constant(clearance);
+  const auto isFree = [&](const Vector3d& c) {
+    const Eigen::AlignedBox3d candidate(c - grown, c + grown);
+    return std::none_of(occupied.begin(), occupied.end(),
+                        [&](const Eigen::AlignedBox3d& b) { return b.intersects(candidate); });
+  };
+  if (isFree(preferred)) return preferred;
+  // Rings of candidates around the preferred spot, one box width apart,
+  // nearest first; a ring of radius r holds about 2πr/step spots.
+  const double step = 2.0 * std::max(grown.x(), grown.y());
+  for (int ring = 1; ring <= 64; ++ring) {
+    const double r = ring * step;
+    const int spots = std::max(8, static_cast<int>(std::ceil(2.0 * std::numbers::pi * r / step)));
+    for (int k = 0; k < spots; ++k) {
+      const double angle = 2.0 * std::numbers::pi * k / spots;
+      const Vector3d c = preferred + Vector3d(r * std::cos(angle), r * std::sin(angle), 0.0);
+      if (isFree(c)) return c;
+    }
+  }
+  return preferred;
 }
 
 ObjectRef reparent(World& world, const ObjectRef& link, const ObjectRef& newParentLink) {

@@ -12,6 +12,8 @@
 
 #include <articula/world.hpp>
 
+#include <Eigen/Geometry>
+
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -82,6 +84,26 @@ void remove(World& world, const ObjectRef& ref);
 /// moved by `shift` in the world), a link subtree (under the same parent),
 /// a multibody, a shape (same owner), a user frame. Returns the copy.
 ObjectRef duplicate(World& world, const ObjectRef& ref, const Vector3d& shift = Vector3d(0.25, 0.0, 0.0));
+
+/// Copies the bodies of `from` into `world` (Insert Model): its rigid
+/// bodies and multibodies (links, joints, coordinates, velocities, shapes)
+/// moved by `X` (applied in the world: the root joints' parent offsets and
+/// the rigid bodies' poses), then its loop closures and joint couplers.
+/// Shapes owned by the world of `from` (its ground) are left out, as are
+/// user frames and collision settings. Names taken in `world` get a
+/// numeric suffix. Returns the multibodies and rigid bodies created.
+std::vector<ObjectRef> insertWorld(World& world, const World& from, const Isometry3d& X);
+
+/// World-space bounding box of a shape's geometry at its current pose
+/// (planes: empty; meshes: their vertices).
+Eigen::AlignedBox3d worldBounds(const Shape& shape);
+
+/// Where a new body whose collision box has half extents `half` goes: at
+/// `preferred` when that box, grown by `clearance` (m), overlaps the
+/// bounds of no body (rigid body or link) of `world`; else the nearest
+/// free spot on rings around `preferred` at the same height (steps of
+/// the box's width). Returns the centre chosen (m, world).
+Vector3d freeSpot(const World& world, const Vector3d& half, const Vector3d& preferred, double clearance = 0.05);
 
 /// Moves a link's subtree under another link (possibly of another
 /// multibody), keeping its joint.

@@ -65,8 +65,19 @@ QString qs(const std::string& text) {
   return QString::fromStdString(text);
 }
 
-/// A spin box for any double: shows 15 significant digits, accepts
-/// exponents, and reports a value only when editing ends or a step is taken.
+// Numbers are displayed rounded to 6 significant digits while they are not
+// being edited; an editor shows all 15.
+constexpr int kDisplayDigits = 6;
+
+QString formatRounded(double value) {
+  return numberLocale().toString(value, 'g', kDisplayDigits);
+}
+
+/// A spin box for any double: shows the value rounded to 6 significant
+/// digits, all 15 while it has the focus (editing starts from the full
+/// value), accepts exponents, and reports a value only when editing ends
+/// or a step is taken. The rounded text stands for the exact value: it is
+/// never read back as a new one.
 class NumberBox : public QDoubleSpinBox {
  public:
   explicit NumberBox(QWidget* parent = nullptr) : QDoubleSpinBox(parent) {
@@ -78,8 +89,12 @@ class NumberBox : public QDoubleSpinBox {
     setMinimumWidth(70);
   }
 
-  QString textFromValue(double value) const override { return formatNumber(value); }
-  double valueFromText(const QString& text) const override { return numberLocale().toDouble(text.trimmed()); }
+  QString textFromValue(double value) const override { return hasFocus() ? formatNumber(value) : formatRounded(value); }
+  double valueFromText(const QString& text) const override {
+    const QString t = text.trimmed();
+    if (!lineEdit()->isModified() && t == formatRounded(value())) return value();
+    return numberLocale().toDouble(t);
+  }
   QValidator::State validate(QString& input, int& /*pos*/) const override {
     const QString t = input.trimmed();
     bool ok = false;
@@ -89,6 +104,13 @@ class NumberBox : public QDoubleSpinBox {
     return partial.match(t).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
   }
   void fixup(QString& /*input*/) const override {}
+
+ protected:
+  void focusInEvent(QFocusEvent* event) override {
+    lineEdit()->setText(formatNumber(value()));
+    lineEdit()->setModified(false);
+    QDoubleSpinBox::focusInEvent(event);
+  }
 };
 
 template <typename T>
@@ -911,7 +933,7 @@ void Inspector::addCoordinateFields(const ObjectRef& jointRef) {
   }
   if (world.numLoopClosures() > 0 || world.numJointCouplers() > 0) {
     addValueLabel(tr("Largest closure residual"), QStringLiteral("closure_residual"),
-                  [](const World& w) { return formatNumber(largestClosureResidual(w)); });
+                  [](const World& w) { return formatRounded(largestClosureResidual(w)); });
   }
 }
 
@@ -944,7 +966,7 @@ void Inspector::setJointCoordinate(const ObjectRef& jointRef, int index, double 
         const ClosureProjectionResult result = w.projectClosures(options);
         if (!result.success) {
           failure = tr("The closed chain cannot be assembled with this value (residual %1): %2")
-                        .arg(formatNumber(result.finalResidual), qs(result.message));
+                        .arg(formatRounded(result.finalResidual), qs(result.message));
         }
       }
       target = w.getPositions();
@@ -1492,7 +1514,7 @@ void Inspector::buildLoopClosure() {
       tr("Tolerance"), QStringLiteral("tolerance"), [readPolicy](const World& w) { return readPolicy(w).tolerance; },
       positiveMessage, [setPolicy](World& w, double v) { setPolicy(w, [v](Policy& p) { p.tolerance = v; }); }, 1e-10);
   addValueLabel(tr("Residual norm"), QStringLiteral("residual"), [ref](const World& w) {
-    return formatNumber(need(findLoopClosure(w, ref), ref).computeResidualNorm());
+    return formatRounded(need(findLoopClosure(w, ref), ref).computeResidualNorm());
   });
 }
 
@@ -1523,7 +1545,7 @@ void Inspector::buildCoupler() {
       [ref](const World& w) { return need(findCoupler(w, ref), ref).isEnabled(); },
       [ref](World& w, bool on) { need(findCoupler(w, ref), ref).setEnabled(on); });
   addValueLabel(tr("Residual"), QStringLiteral("residual"), [ref](const World& w) {
-    return formatNumber(need(findCoupler(w, ref), ref).computeResidual().residual);
+    return formatRounded(need(findCoupler(w, ref), ref).computeResidual().residual);
   });
 }
 

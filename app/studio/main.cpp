@@ -2,6 +2,7 @@
 // URDF, SDF or replay), or the default scene (the four-bar linkage of the
 // shipped scenes); after a crash it first offers to recover the autosaved
 // design.
+#include "display_check.hpp"
 #include "main_window.hpp"
 
 #include <QApplication>
@@ -9,6 +10,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTimer>
+
+#include <cstdio>
 
 namespace {
 
@@ -30,6 +33,15 @@ QString defaultScene() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Without a display Qt aborts with a message about its platform plugin;
+  // say what is wrong instead.
+  QStringList arguments;
+  for (int i = 1; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  if (const QString problem = articula::studio::displayProblem(arguments, QProcessEnvironment::systemEnvironment());
+      !problem.isEmpty()) {
+    std::fprintf(stderr, "%s\n", qPrintable(problem));
+    return 2;
+  }
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("Articula");
   QCoreApplication::setApplicationName("Articula Studio");
@@ -45,7 +57,11 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot);
   parser.process(app);
 
-  articula::studio::MainWindow window;
+  articula::studio::MainWindowOptions options;
+  // A picture is taken without asking anything: the import choices stored
+  // for the file (or the defaults) are used.
+  options.askImportChoices = !parser.isSet(screenshot);
+  articula::studio::MainWindow window(options);
   window.show();
   const QStringList args = parser.positionalArguments();
   const QString picture = parser.value(screenshot);

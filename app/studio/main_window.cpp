@@ -2,6 +2,8 @@
 
 #include "document.hpp"
 #include "edit_operations.hpp"
+#include "import_dialog.hpp"
+#include "import_report_view.hpp"
 #include "inspector.hpp"
 #include "preferences.hpp"
 #include "scene_tree_model.hpp"
@@ -25,10 +27,12 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QJsonDocument>
@@ -38,6 +42,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -51,6 +56,7 @@
 #include <csignal>
 #include <exception>
 #include <filesystem>
+#include <optional>
 
 #include <unistd.h>
 
@@ -68,6 +74,50 @@ std::filesystem::path toPath(const QString& s) {
 }
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+/// Half extents of a primitive's axis-aligned box in its own frame.
+Vector3d halfExtents(const Geometry& g) {
+  switch (g.type) {
+    case GeometryType::Box:
+      return 0.5 * g.size;
+    case GeometryType::Ellipsoid:
+      return g.size;
+    case GeometryType::Sphere:
+      return Vector3d::Constant(g.radius);
+    case GeometryType::Cylinder:
+      return Vector3d(g.radius, g.radius, 0.5 * g.length);
+    case GeometryType::Capsule:
+      return Vector3d(g.radius, g.radius, 0.5 * g.length + g.radius);
+    default:
+      return Vector3d::Constant(0.1);
+  }
+}
+
+/// Asks for a position (m, world), starting from `suggested`.
+std::optional<Vector3d> askPosition(QWidget* parent, const QString& title, const Vector3d& suggested) {
+  QDialog dialog(parent);
+  dialog.setObjectName("positionDialog");
+  dialog.setWindowTitle(title);
+  auto* form = new QFormLayout(&dialog);
+  form->addRow(new QLabel(QObject::tr("Where the model's origin goes (world, m):"), &dialog));
+  QDoubleSpinBox* boxes[3];
+  const char* names[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    boxes[i] = new QDoubleSpinBox(&dialog);
+    boxes[i]->setRange(-1e4, 1e4);
+    boxes[i]->setDecimals(3);
+    boxes[i]->setSingleStep(0.1);
+    boxes[i]->setSuffix(" m");
+    boxes[i]->setValue(suggested[i]);
+    form->addRow(QString::fromLatin1(names[i]), boxes[i]);
+  }
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+  return Vector3d(boxes[0]->value(), boxes[1]->value(), boxes[2]->value());
 }
 
 bool isKnownFile(const QString& path) {
@@ -91,11 +141,20 @@ StudioDialogs StudioDialogs::standard() {
   d.error = [](QWidget* parent, const QString& title, const QString& text) {
     QMessageBox::warning(parent, title, text);
   };
+  d.importChoices = [](QWidget* parent, const QString& file, ImportChoices& choices) {
+    ImportDialog dialog(file, choices, parent);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    choices = dialog.choices();
+    return true;
+  };
   return d;
 }
 
 MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), m_dialogs(options.dialogs), m_recoveryDirectory(options.recoveryDirectory) {
+    : QMainWindow(parent),
+      m_dialogs(options.dialogs),
+      m_recoveryDirectory(options.recoveryDirectory),
+      m_askImportChoices(options.askImportChoices) {
   setObjectName("mainWindow");
   if (m_recoveryDirectory.isEmpty()) {
     m_recoveryDirectory = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/recovery";
@@ -265,6 +324,12 @@ void MainWindow::createActions() {
   connect(m_newAction, &QAction::triggered, this, &MainWindow::newDesign);
   m_openAction = make(tr("&Open…"), "actionOpen", QKeySequence::Open);
   connect(m_openAction, &QAction::triggered, this, &MainWindow::openWithDialog);
+  m_reloadAction = make(tr("Re&load from Disk"), "actionReload", QKeySequence(tr("Ctrl+Shift+R")));
+  m_reloadAction->setToolTip(tr("Read the file again (after editing it elsewhere), with the same import choices"));
+  connect(m_reloadAction, &QAction::triggered, this, &MainWindow::reloadFromDisk);
+  m_insertAction = make(tr("&Insert Model…"), "actionInsertModel", QKeySequence(tr("Ctrl+Shift+I")));
+  m_insertAction->setToolTip(tr("Add the model of a URDF, SDF or scene file to this design"));
+  connect(m_insertAction, &QAction::triggered, this, &MainWindow::insertModelWithDialog);
   m_saveAction = make(tr("&Save"), "actionSave", QKeySequence::Save);
   connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
   m_saveAsAction = make(tr("Save &As…"), "actionSaveAs", QKeySequence::SaveAs);
@@ -329,19 +394,18 @@ void MainWindow::createActions() {
   m_resetAction = make(tr("R&eset"), "actionReset", QKeySequence(tr("Ctrl+Backspace")));
   connect(m_resetAction, &QAction::triggered, m_simulation, &Simulation::reset);
 
+  // F, W and E act wherever the focus is in the window (the scene tree's
+  // type-ahead does not take them; text fields still get their letters,
+  // since an editor that takes a key overrides the window's shortcut).
   m_fitAction = make(tr("&Fit to Scene"), "actionFit", QKeySequence(Qt::Key_F));
-  m_fitAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   connect(m_fitAction, &QAction::triggered, m_viewport, &ViewportWidget::fitToScene);
   auto* gizmoGroup = new QActionGroup(this);
   m_translateAction = make(tr("&Translate Gizmo"), "actionTranslate", QKeySequence(tr("W")));
   m_rotateAction = make(tr("R&otate Gizmo"), "actionRotate", QKeySequence(tr("E")));
   for (QAction* a : {m_translateAction, m_rotateAction}) {
     a->setCheckable(true);
-    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     gizmoGroup->addAction(a);
-    m_viewport->addAction(a);
   }
-  m_viewport->addAction(m_fitAction);
   m_translateAction->setChecked(true);
   connect(m_translateAction, &QAction::triggered, this, [this] { m_viewport->setGizmoTranslate(true); });
   connect(m_rotateAction, &QAction::triggered, this, [this] { m_viewport->setGizmoTranslate(false); });
@@ -360,6 +424,8 @@ void MainWindow::createMenus() {
   file->addAction(m_openAction);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   m_recentMenu->setObjectName("recentMenu");
+  file->addAction(m_reloadAction);
+  file->addAction(m_insertAction);
   file->addSeparator();
   file->addAction(m_saveAction);
   file->addAction(m_saveAsAction);
@@ -393,7 +459,7 @@ void MainWindow::createMenus() {
     shape.geometry = Geometry::box(Vector3d(0.1, 0.1, 0.1));
     shape.color = Vector4d(0.3, 0.5, 0.85, 1.0);
     Isometry3d pose = Isometry3d::Identity();
-    pose.translation() = Vector3d(0.0, 0.0, 1.0);
+    pose.translation() = ops::freeSpot(m_document->world(), halfExtents(shape.geometry), Vector3d(0.0, 0.0, 1.0));
     ObjectRef created;
     if (editWithMessage(tr("Create multibody"),
                         [&](World& w) { created = ops::createMultibody(w, "", JointType::Weld, shape, pose); })) {
@@ -428,6 +494,11 @@ void MainWindow::createMenus() {
   frame->setObjectName("actionCreateFrame");
   connect(frame, &QAction::triggered, this, &MainWindow::createFrame);
   m_createActions.push_back(frame);
+  create->addSeparator();
+  QAction* ground = create->addAction(tr("&Ground Plane"));
+  ground->setObjectName("actionCreateGroundPlane");
+  connect(ground, &QAction::triggered, this, &MainWindow::createGroundPlane);
+  m_createActions.push_back(ground);
 
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->addAction(m_simulateAction);
@@ -594,7 +665,10 @@ void MainWindow::updateActions() {
   m_modeLabel->setStyleSheet(sim ? "QLabel { background: #c0392b; color: white; font-weight: bold; }"
                                  : "QLabel { background: #2e7d32; color: white; font-weight: bold; }");
   for (QAction* a : m_createActions) a->setEnabled(!sim);
-  for (QAction* a : {m_deleteAction, m_duplicateAction, m_renameAction, m_newAction, m_openAction}) a->setEnabled(!sim);
+  for (QAction* a : {m_deleteAction, m_duplicateAction, m_renameAction, m_newAction, m_openAction, m_insertAction}) {
+    a->setEnabled(!sim);
+  }
+  m_reloadAction->setEnabled(!sim && !m_document->sourcePath().empty());
   QUndoStack* stack = m_document->undoStack();
   m_undoAction->setEnabled(!sim && stack->canUndo());
   m_redoAction->setEnabled(!sim && stack->canRedo());
@@ -620,25 +694,48 @@ QString MainWindow::messagesText() const {
   return m_messages->toPlainText();
 }
 
-void MainWindow::showImportReport(const QString& text, bool raise) {
+void MainWindow::showImportReport(const io::ImportReport& report, bool show) {
   if (!m_reportDialog) {
     m_reportDialog = new QDialog(this);
     m_reportDialog->setObjectName("importReportDialog");
     m_reportDialog->setWindowTitle(tr("Import report"));
-    m_reportDialog->resize(640, 360);
+    m_reportDialog->resize(720, 400);
     auto* layout = new QVBoxLayout(m_reportDialog);
+    m_reportSummary = new QLabel(m_reportDialog);
+    m_reportSummary->setObjectName("importReportSummary");
+    m_reportSummary->setWordWrap(true);
+    m_reportSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_reportSummary);
+    m_reportView = new ImportReportView(m_reportDialog);
+    m_reportView->setObjectName("importReportTree");
+    layout->addWidget(m_reportView, 1);
+    // The same findings as plain text (to copy), hidden until asked for.
     m_reportText = new QPlainTextEdit(m_reportDialog);
     m_reportText->setObjectName("importReportText");
     m_reportText->setReadOnly(true);
-    layout->addWidget(m_reportText);
+    m_reportText->setVisible(false);
+    layout->addWidget(m_reportText, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, m_reportDialog);
+    QPushButton* asText = buttons->addButton(tr("As Text"), QDialogButtonBox::ActionRole);
+    asText->setObjectName("importReportAsText");
+    asText->setCheckable(true);
+    connect(asText, &QPushButton::toggled, this, [this](bool on) {
+      m_reportText->setVisible(on);
+      m_reportView->setVisible(!on);
+    });
     connect(buttons, &QDialogButtonBox::rejected, m_reportDialog, &QDialog::hide);
     layout->addWidget(buttons);
   }
-  m_reportText->setPlainText(text);
-  if (raise) {
+  m_reportSummary->setText(
+      tr("%1 (%2): %3 mesh(es) loaded").arg(qs(report.file), qs(report.format)).arg(report.numMeshesLoaded));
+  m_reportView->setReport(report);
+  m_reportText->setPlainText(qs(report.toText()));
+  if (show && reportNeedsAttention(report)) {
     m_reportDialog->show();
     m_reportDialog->raise();
+  } else if (report.format != "articula" && !reportNeedsAttention(report) && m_reportDialog->isVisible()) {
+    // The report of an earlier file is not left standing over this one.
+    m_reportDialog->hide();
   }
 }
 
@@ -735,11 +832,24 @@ void MainWindow::createRigidBody(GeometryType type) {
       shape.color = Vector4d(0.85, 0.3, 0.2, 1.0);
       break;
   }
+  // Above the origin, or the nearest spot where it overlaps nothing.
+  const Vector3d half = halfExtents(shape.geometry);
   Isometry3d pose = Isometry3d::Identity();
-  pose.translation() = Vector3d(0.0, 0.0, 0.5);
+  pose.translation() = ops::freeSpot(m_document->world(), half, Vector3d(0.0, 0.0, 0.5));
   ObjectRef created;
   if (editWithMessage(tr("Create %1 body").arg(qs(std::string(toString(type)))),
                       [&](World& w) { created = ops::createRigidBody(w, "", shape, pose); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createGroundPlane() {
+  ObjectRef created;
+  if (editWithMessage(tr("Create ground plane"), [&](World& w) {
+        const std::string name =
+            ops::uniqueName("ground", [&](const std::string& n) { return w.getShape(n).has_value(); });
+        created = refOf(w.addGroundPlane(0.0, Material{}, name));
+      })) {
     m_document->setSelection({created});
   }
 }
@@ -857,20 +967,52 @@ void MainWindow::openWithDialog() {
 bool MainWindow::openFile(const QString& path) {
   if (QFileInfo(path).suffix().toLower() == "replay") return loadReplay(path);
   if (!maybeSave()) return false;
+  io::ImportOptions options;
+  if (!importOptionsFor(path, options)) return false;
+  return openWithOptions(path, options, false);
+}
+
+bool MainWindow::importOptionsFor(const QString& path, io::ImportOptions& options) {
+  const Preferences preferences = Preferences::load();
+  if (!needsImportChoices(path)) {
+    options = io::ImportOptions{};
+    for (const QString& folder : preferences.packagePath) options.packagePath.emplace_back(toPath(folder));
+    return true;
+  }
+  const QString file = QFileInfo(path).absoluteFilePath();
+  ImportChoices choices = ImportChoices::load(file, preferences.packagePath);
+  if (m_askImportChoices && m_dialogs.importChoices) {
+    if (!m_dialogs.importChoices(this, file, choices)) {
+      statusBar()->showMessage(tr("Import of %1 cancelled").arg(QFileInfo(path).fileName()), 5000);
+      return false;
+    }
+    choices.save(file);
+  }
+  options = choices.toOptions();
+  return true;
+}
+
+bool MainWindow::openWithOptions(const QString& path, const io::ImportOptions& options, bool reload) {
   if (isSimulating()) leaveSimulation();
   QApplication::setOverrideCursor(Qt::WaitCursor);
-  statusBar()->showMessage(tr("Opening %1…").arg(path));
+  statusBar()->showMessage(reload ? tr("Reloading %1…").arg(path) : tr("Opening %1…").arg(path));
   try {
-    m_freshTree = true;
-    const io::ImportReport report = m_document->open(toPath(path));
+    m_freshTree = !reload;
+    const io::ImportReport report = m_document->open(toPath(path), options);
     QApplication::restoreOverrideCursor();
     const QString text = qs(report.toText());
-    appendMessage(tr("Opened %1").arg(path));
+    appendMessage(reload ? tr("Reloaded %1").arg(path) : tr("Opened %1").arg(path));
     if (!text.trimmed().isEmpty()) appendMessage(text.trimmed());
-    showImportReport(text, report.format != "articula");
+    showImportReport(report, report.format != "articula");
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    m_viewport->fitToScene();
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 5000);
+    if (!reload) m_viewport->fitToScene();
+    updateActions();
+    statusBar()->showMessage(
+        (reload ? tr("Reloaded %1") : tr("Opened %1")).arg(QFileInfo(path).fileName()) +
+            (report.ignored.empty() || reportNeedsAttention(report)
+                 ? QString()
+                 : tr(" (%n element(s) not imported: see Messages)", nullptr, static_cast<int>(report.ignored.size()))),
+        5000);
     return true;
   } catch (const std::exception& e) {
     m_freshTree = false;
@@ -880,6 +1022,59 @@ bool MainWindow::openFile(const QString& path) {
     m_dialogs.error(this, tr("Could not open"), QString::fromUtf8(e.what()));
     return false;
   }
+}
+
+void MainWindow::insertModelWithDialog() {
+  const QString path = m_dialogs.openFile(this, tr("Insert Model"), QString::fromLatin1(kOpenFilter));
+  if (path.isEmpty()) return;
+  const std::optional<Vector3d> at =
+      askPosition(this, tr("Insert %1").arg(QFileInfo(path).fileName()),
+                  ops::freeSpot(m_document->world(), Vector3d(0.5, 0.5, 0.0), Vector3d::Zero(), 0.0));
+  if (at) insertModel(path, *at);
+}
+
+bool MainWindow::insertModel(const QString& path, const Vector3d& offset) {
+  if (isSimulating()) return false;
+  io::ImportOptions options;
+  if (!importOptionsFor(path, options)) return false;
+  World model;
+  io::ImportReport report;
+  try {
+    report = io::importFile(model, toPath(path), options);
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not insert %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not insert"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  Isometry3d X = Isometry3d::Identity();
+  X.translation() = offset;
+  std::vector<ObjectRef> created;
+  if (!editWithMessage(tr("Insert %1").arg(QFileInfo(path).fileName()),
+                       [&](World& w) { created = ops::insertWorld(w, model, X); })) {
+    return false;
+  }
+  m_document->setSelection(created);
+  appendMessage(tr("Inserted %1").arg(path));
+  const QString text = qs(report.toText()).trimmed();
+  if (!text.isEmpty()) appendMessage(text);
+  showImportReport(report, report.format != "articula");
+  return true;
+}
+
+bool MainWindow::reloadFromDisk() {
+  const std::filesystem::path source = m_document->sourcePath();
+  if (source.empty()) {
+    statusBar()->showMessage(tr("The design was not read from a file: nothing to reload"), 5000);
+    return false;
+  }
+  if (m_document->isModified()) {
+    const QMessageBox::StandardButton answer =
+        m_dialogs.ask(this, tr("Reload from disk"),
+                      tr("Reloading %1 discards the unsaved changes made here. Reload?").arg(qs(source.string())),
+                      QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer != QMessageBox::Discard) return false;
+  }
+  return openWithOptions(qs(source.string()), m_document->importOptions(), true);
 }
 
 bool MainWindow::save() {

@@ -10,6 +10,7 @@
 /// exactly as it was. The design is autosaved to a recovery file and
 /// offered back after a crash.
 
+#include "import_dialog.hpp"
 #include "object_ref.hpp"
 
 #include <QMainWindow>
@@ -31,6 +32,7 @@ class QTreeView;
 namespace articula::studio {
 
 class Document;
+class ImportReportView;
 class Inspector;
 class SceneTreeModel;
 class Simulation;
@@ -51,6 +53,9 @@ struct StudioDialogs {
       ask;
   /// An error the user must see.
   std::function<void(QWidget* parent, const QString& title, const QString& text)> error;
+  /// The import dialog for `file` (absolute path), starting from `choices`
+  /// and writing the answer back to them; false when the user cancels.
+  std::function<bool(QWidget* parent, const QString& file, ImportChoices& choices)> importChoices;
 
   /// Qt's file dialogs and message boxes.
   static StudioDialogs standard();
@@ -60,6 +65,10 @@ struct MainWindowOptions {
   /// Folder of the recovery file; empty: the application data folder.
   QString recoveryDirectory;
   StudioDialogs dialogs = StudioDialogs::standard();
+  /// Ask for the import choices when a URDF or SDF file is opened; false
+  /// (--screenshot, scripted runs): the choices stored for the file, else
+  /// the defaults, are used without asking.
+  bool askImportChoices = true;
 };
 
 class MainWindow : public QMainWindow {
@@ -88,6 +97,15 @@ class MainWindow : public QMainWindow {
   /// Opens a scene, robot or replay file (asks about unsaved changes first).
   /// Errors are shown and change nothing. Returns success.
   bool openFile(const QString& path);
+  /// Reads the design's source file again with the options it was
+  /// imported with (asks first when the design has unsaved changes); the
+  /// camera stays where it is. Returns success.
+  bool reloadFromDisk();
+  /// Imports `path` (asking for the import choices as Open does) and adds
+  /// its bodies, multibodies, closures and couplers to the design as one
+  /// undoable step, the model moved by `offset` (m, world). Names that are
+  /// taken get a numeric suffix. Returns success.
+  bool insertModel(const QString& path, const Vector3d& offset);
   bool saveTo(const QString& path);
   /// Writes the design for articula-run and reports the command to run it.
   bool exportForHeadlessRun(const QString& path);
@@ -131,7 +149,16 @@ class MainWindow : public QMainWindow {
   void updateRecentMenu();
   void addRecentFile(const QString& path);
   void appendMessage(const QString& text);
-  void showImportReport(const QString& text, bool raise);
+  /// Fills the import report window; shows it when `show` (and the report
+  /// needs attention).
+  void showImportReport(const io::ImportReport& report, bool show);
+  /// The import options for `path`: the import dialog for URDF and SDF
+  /// (unless told not to ask), the preferences' package folders for all.
+  /// False when the user cancels.
+  bool importOptionsFor(const QString& path, io::ImportOptions& options);
+  bool openWithOptions(const QString& path, const io::ImportOptions& options, bool reload);
+  void insertModelWithDialog();
+  void createGroundPlane();
   void onSimulationStatus(const SimulationStatus& status);
   void onTreeSelectionChanged();
   void onDocumentSelectionChanged();
@@ -155,6 +182,7 @@ class MainWindow : public QMainWindow {
 
   StudioDialogs m_dialogs;
   QString m_recoveryDirectory;
+  bool m_askImportChoices = true;
   Document* m_document = nullptr;
   Simulation* m_simulation = nullptr;
   ViewportWidget* m_viewport = nullptr;
@@ -165,6 +193,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* m_messages = nullptr;
   QDialog* m_reportDialog = nullptr;
   QPlainTextEdit* m_reportText = nullptr;
+  ImportReportView* m_reportView = nullptr;
+  QLabel* m_reportSummary = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   QLabel* m_modeLabel = nullptr;
@@ -179,6 +209,8 @@ class MainWindow : public QMainWindow {
 
   QAction* m_newAction = nullptr;
   QAction* m_openAction = nullptr;
+  QAction* m_reloadAction = nullptr;
+  QAction* m_insertAction = nullptr;
   QAction* m_saveAction = nullptr;
   QAction* m_saveAsAction = nullptr;
   QAction* m_exportAction = nullptr;

@@ -1,5 +1,7 @@
 #include "preferences.hpp"
 
+#include "import_dialog.hpp"
+
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -14,6 +16,7 @@ Preferences Preferences::load() {
   p.recordingBudgetMiB = s.value("preferences/recordingBudgetMiB", p.recordingBudgetMiB).toDouble();
   p.autosaveSeconds = s.value("preferences/autosaveSeconds", p.autosaveSeconds).toInt();
   p.targetRealTimeFactor = s.value("preferences/targetRealTimeFactor", p.targetRealTimeFactor).toDouble();
+  p.packagePath = s.value("preferences/packagePath").toStringList();
   return p;
 }
 
@@ -22,6 +25,7 @@ void Preferences::save() const {
   s.setValue("preferences/recordingBudgetMiB", recordingBudgetMiB);
   s.setValue("preferences/autosaveSeconds", autosaveSeconds);
   s.setValue("preferences/targetRealTimeFactor", targetRealTimeFactor);
+  s.setValue("preferences/packagePath", packagePath);
 }
 
 PreferencesDialog::PreferencesDialog(const Preferences& preferences, QWidget* parent) : QDialog(parent) {
@@ -47,6 +51,10 @@ PreferencesDialog::PreferencesDialog(const Preferences& preferences, QWidget* pa
   m_rtf->setSpecialValueText(tr("as fast as possible"));
   m_rtf->setValue(preferences.targetRealTimeFactor);
   form->addRow(tr("Target real-time factor"), m_rtf);
+  m_packages = new PackagePathEditor(preferences.packagePath, this);
+  m_packages->setObjectName("packagePath");
+  m_packages->setToolTip(tr("Folders that contain the packages: package://NAME/… is looked up as FOLDER/NAME/…"));
+  form->addRow(tr("Package folders"), m_packages);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -58,6 +66,7 @@ Preferences PreferencesDialog::preferences() const {
   p.recordingBudgetMiB = m_budget->value();
   p.autosaveSeconds = m_autosave->value();
   p.targetRealTimeFactor = m_rtf->value();
+  p.packagePath = m_packages->folders();
   return p;
 }
 

@@ -82,7 +82,11 @@ ViewportWidget::ViewportWidget(Document* document, Simulation* simulation, QWidg
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(320, 240);
   connect(document, &Document::designChanged, this, &ViewportWidget::onDesignChanged);
-  connect(document, &Document::designReset, this, [this] { onDesignChanged(); });
+  connect(document, &Document::designReset, this, [this] {
+    // A new or opened design: the stats of an earlier simulation are not its.
+    if (m->viewport && !m_simulationMode) m->viewport->overlay().resetFeed();
+    onDesignChanged();
+  });
   connect(document, &Document::positionsChanged, this, &ViewportWidget::onPositionsChanged);
   connect(document, &Document::selectionChanged, this, &ViewportWidget::onSelectionChanged);
   m->scene.gizmo().setOnDesiredPose([this](const Isometry3d& X) { onGizmoPose(X); });
@@ -246,6 +250,9 @@ void ViewportWidget::onGizmoPose(const Isometry3d& desired) {
 void ViewportWidget::setSimulationMode(bool simulation) {
   m_simulationMode = simulation;
   m->pulled = {};
+  // The stats panel shows the running simulation's numbers only: a new
+  // run starts them afresh, and design mode shows none.
+  if (m->viewport) m->viewport->overlay().resetFeed();
   if (simulation) {
     m->scene.setDescription(std::const_pointer_cast<viewer::SceneDescription>(m_simulation->description()));
     m->gizmoTarget = {};

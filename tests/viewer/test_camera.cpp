@@ -247,6 +247,46 @@ class CameraTest : public QObject {
     }
   }
 
+  // With the left 30 % of the width covered (an overlay panel), every
+  // corner lies in the rest of the width and the tightest one sits on the
+  // margin of that part; the box centre appears in its middle; the
+  // viewing direction is kept.
+  void fitBesideACoveredLeftPart() {
+    const double covered = 0.3;
+    for (OrbitCamera cam : assortedCameras()) {
+      for (const Eigen::AlignedBox3d& box : assortedBoxes()) {
+        for (const Viewport& vp : {Viewport{800, 600}, Viewport{300, 900}, Viewport{1000, 100}}) {
+          const Vector3d direction = (cam.center() - cam.pose().eye).normalized();
+          cam.fit(box, double(vp.width) / vp.height, covered);
+          VERIFY_NEAR(Vector3d((cam.center() - cam.pose().eye).normalized()), direction, 1e-12);
+          const std::optional<Vector2d> mid = cam.project(box.center(), vp.width, vp.height);
+          ARTICULA_CHECK(mid.has_value(), describeCamera(cam));
+          ARTICULA_CHECK(std::abs(mid->x() - 0.5 * (1.0 + covered) * vp.width) < 1e-6 * vp.width,
+                         QString("%1: box centre at x = %2").arg(describeCamera(cam), num(mid->x())));
+          // Normalised across the free part: −1 at its left edge, +1 at the right.
+          double outermost = 0.0;
+          for (int i = 0; i < 8; ++i) {
+            const std::optional<Vector2d> px = cam.project(corner(box, i), vp.width, vp.height);
+            ARTICULA_CHECK(px.has_value(), describeCamera(cam));
+            const double left = covered * vp.width;
+            const double nx = 2.0 * (px->x() - left) / (vp.width - left) - 1.0;
+            const double ny = 2.0 * px->y() / vp.height - 1.0;
+            ARTICULA_CHECK(std::abs(nx) <= 1.0 && std::abs(ny) <= 1.0,
+                           QString("%1: corner %2 at pixel (%3, %4) outside the free part of %5 × %6")
+                               .arg(describeCamera(cam))
+                               .arg(i)
+                               .arg(num(px->x()), num(px->y()))
+                               .arg(vp.width)
+                               .arg(vp.height));
+            outermost = std::max({outermost, std::abs(nx), std::abs(ny)});
+          }
+          ARTICULA_CHECK(std::abs(outermost - OrbitCamera::kFitFill) < 1e-9,
+                         QString("%1: outermost corner at %2").arg(describeCamera(cam), num(outermost)));
+        }
+      }
+    }
+  }
+
   void fitEmptyBoxFramesUnitCube() {
     OrbitCamera a;
     OrbitCamera b;

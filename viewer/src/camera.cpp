@@ -180,7 +180,7 @@ void OrbitCamera::zoom(double steps) {
   distance_ = clampDistance(distance_ * std::pow(kZoomFactorPerStep, steps));
 }
 
-void OrbitCamera::fit(const Eigen::AlignedBox3d& bounds, double aspect) {
+void OrbitCamera::fit(const Eigen::AlignedBox3d& bounds, double aspect, double coveredLeft) {
   Eigen::AlignedBox3d box = bounds;
   if (box.isEmpty()) box = Eigen::AlignedBox3d(Vector3d::Constant(-0.5), Vector3d::Constant(0.5));
   if (box.sizes().maxCoeff() <= 0.0) {
@@ -193,24 +193,33 @@ void OrbitCamera::fit(const Eigen::AlignedBox3d& bounds, double aspect) {
   const Vector3d f = forward();
   const Vector3d r = right();
   const Vector3d u = up();
+  if (!std::isfinite(coveredLeft) || coveredLeft < 0.0 || coveredLeft >= 1.0) coveredLeft = 0.0;
   const double tanY = tanHalfFovY() * kFitFill;
-  const double tanX = tanY * aspect;
+  const double tanXFull = tanHalfFovY() * aspect;  // the whole width, no margin
   const Vector3d c = box.center();
+  // The free part of the width in normalized device x ∈ [−1, 1]: from
+  // −1 + 2·coveredLeft to 1, its middle at m = coveredLeft, half width
+  // h = 1 − coveredLeft.
+  const double m = coveredLeft;
+  const double h = 1.0 - coveredLeft;
 
-  // A corner at offset p from the centre has depth d + p·f from the eye; it
-  // is inside the filled part of the view when |p·r| ≤ tanX (d + p·f) and
-  // |p·u| ≤ tanY (d + p·f). The smallest d meeting every inequality puts the
-  // tightest corner exactly on the margin.
+  // The eye looks at c − m·tanXFull·d·r, so that the box centre c appears
+  // at x = m. A corner at offset p from c has depth d + p·f from the eye and
+  // appears at x − m = (p·r − m·tanXFull·(p·f)) / (tanXFull (d + p·f)); it
+  // is inside the filled part of the free width when that is at most
+  // h·kFitFill in magnitude, and inside the height when
+  // |p·u| ≤ tanY (d + p·f). The smallest d meeting every inequality puts
+  // the tightest corner exactly on the margin (m = 0: the plain fit).
   double d = 0.0;
   for (int i = 0; i < 8; ++i) {
     const Vector3d p = box.corner(static_cast<Eigen::AlignedBox3d::CornerType>(i)) - c;
     const double depthOffset = p.dot(f);
-    d = std::max(d, std::abs(p.dot(r)) / tanX - depthOffset);
+    d = std::max(d, std::abs(p.dot(r) - m * tanXFull * depthOffset) / (h * kFitFill * tanXFull) - depthOffset);
     d = std::max(d, std::abs(p.dot(u)) / tanY - depthOffset);
     d = std::max(d, kMinDistance - depthOffset);  // every corner in front of the eye
   }
-  center_ = c;
   distance_ = clampDistance(d);
+  center_ = c - m * tanXFull * distance_ * r;
 }
 
 // ---------------------------------------------------------------------------

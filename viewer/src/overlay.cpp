@@ -118,6 +118,9 @@ struct Overlay::Impl {
 
   bool visible = true;
   bool statsVisible = true;
+  /// Right edge of the stats panel as last drawn (pixels); the usual width
+  /// of the panel with the default font until then.
+  double statsRight = static_cast<double>(kMargin) + 290.0;
   bool plotsVisible = true;
   bool wantMouse = false;
   bool wantKeyboard = false;
@@ -244,6 +247,7 @@ void Overlay::Impl::drawStats(const ViewerStats& viewer) {
       statRow("Closure residual", buf);
     }
   }
+  statsRight = static_cast<double>(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x);
   ImGui::End();
 }
 
@@ -390,6 +394,14 @@ void Overlay::resetFeed() {
   d.step = 0;
   d.stats = SimulationStats{};
   for (const auto& plot : d.plots) plot->buffer.clear();
+}
+
+bool Overlay::hasFeed() const {
+  return impl_->fedAny;
+}
+
+double Overlay::statsPanelRight() const {
+  return impl_->statsRight;
 }
 
 void Overlay::feed(const RenderSnapshot& snapshot) {

@@ -322,7 +322,14 @@ const OrbitCamera& Viewport::camera() const {
 
 void Viewport::fitToScene() {
   const Eigen::AlignedBox3d b = m->scene ? m->scene->bounds() : Eigen::AlignedBox3d();
-  m->camera.fit(b, m->height > 0 ? static_cast<double>(m->width) / m->height : 1.0);
+  // The stats panel covers the top-left corner: the scene is framed in the
+  // part of the view to the right of it (unless that part is too narrow).
+  double covered = 0.0;
+  if (m->overlayEnabled && m->overlay.isVisible() && m->overlay.isStatsVisible() && m->width > 0) {
+    covered = m->overlay.statsPanelRight() / m->width;
+    if (covered > 0.5) covered = 0.0;
+  }
+  m->camera.fit(b, m->height > 0 ? static_cast<double>(m->width) / m->height : 1.0, covered);
 }
 
 Ray Viewport::rayAt(double x, double y) const {

@@ -1241,6 +1241,121 @@ class TestEditCommands : public QObject {
     document.undoStack()->undo();
     QCOMPARE(document.sceneText(), original);
   }
+
+  // Insert Model: a second copy of the built scene goes in 2 m along x.
+  // Taken names get suffixes; the copy's links sit where the original's
+  // are, moved by the offset; its closure and coupler name the copy's
+  // frames and joints and hold as the original's do; its mass matrix is the
+  // original's (the same mechanism). One undo step takes it out again.
+  void insertModelCopiesTheModel() {
+    Document document;
+    document.restoreText(builtSceneText());
+    const std::string before = document.undoText();
+    World source;
+    io::loadSceneFromString(source, builtSceneText(), "<built>");
+    const Isometry3d X = translation(2.0, 0.0, 0.0);
+    std::vector<ObjectRef> created;
+    QString error;
+    QVERIFY2(document.edit(
+                 "insert", [&](World& w) { created = ops::insertWorld(w, source, X); }, &error),
+             qPrintable(error));
+    World& w = document.world();
+    QCOMPARE(created.size(), std::size_t(2));
+    QCOMPARE(created[0], (ObjectRef{ObjectKind::RigidBody, "box_1"}));
+    QCOMPARE(created[1], (ObjectRef{ObjectKind::Multibody, "arm_1"}));
+    QCOMPARE(w.numRigidBodies(), std::size_t(2));
+    QCOMPARE(w.numMultibodies(), std::size_t(2));
+    const Multibody arm = *w.getMultibody("arm");
+    const Multibody copy = *w.getMultibody("arm_1");
+    QCOMPARE(copy.numLinks(), arm.numLinks());
+    for (const Link& link : arm.getLinks()) {
+      const Link other = *copy.getLink(splitPath(link.name()).second);
+      CHECK_MATRIX_NEAR(other.getWorldTransform().matrix(), (X * link.getWorldTransform()).matrix(), 1e-12);
+      QCOMPARE(other.getParentJoint().name(), link.getParentJoint().name());
+      QCOMPARE(w.getVisualShapes(other).size(), w.getVisualShapes(link).size());
+      QCOMPARE(w.getCollisionShapes(other).size(), w.getCollisionShapes(link).size());
+    }
+    CHECK_MATRIX_NEAR(copy.getMassMatrix(), arm.getMassMatrix(), 1e-12);
+    CHECK_MATRIX_NEAR(w.getRigidBody("box_1")->getPose().matrix(), (X * w.getRigidBody("box")->getPose()).matrix(),
+                      1e-12);
+    // The ground (a shape of the world) is not copied.
+    QCOMPARE(w.getCollisionShapes(Frame::World()).size(), std::size_t(1));
+    const LoopClosure tether = *w.getLoopClosure("tether_1");
+    QCOMPARE(refOfFrame(tether.getSpec().frameA), (ObjectRef{ObjectKind::RigidBody, "box_1"}));
+    QCOMPARE(refOfFrame(tether.getSpec().frameB), (ObjectRef{ObjectKind::Link, "arm_1/lower"}));
+    CHECK_NEAR(tether.computeResidualNorm(), w.getLoopClosure("tether")->computeResidualNorm(), 1e-12);
+    const JointCoupler mimic = *w.getJointCoupler("mimic_1");
+    QCOMPARE(refOf(mimic.getSpec().leader), (ObjectRef{ObjectKind::Joint, "arm_1/shoulder"}));
+    QCOMPARE(refOf(mimic.getSpec().follower), (ObjectRef{ObjectKind::Joint, "arm_1/elbow"}));
+    QCOMPARE(mimic.getSpec().ratio, -1.0);
+    CHECK_NEAR(mimic.computeResidual().residual, 0.0, 1e-12);
+
+    const std::string after = document.undoText();
+    document.undoStack()->undo();
+    QCOMPARE(document.undoText(), before);
+    document.undoStack()->redo();
+    QCOMPARE(document.undoText(), after);
+  }
+
+  // Create ▸ Ground Plane is one undoable edit; a second one gets its own name.
+  void groundPlaneIsAnEdit() {
+    Document document;
+    document.newDesign();
+    const std::string before = document.undoText();
+    const auto addGround = [](World& w) {
+      w.addGroundPlane(0.0, Material{},
+                       ops::uniqueName("ground", [&](const std::string& n) { return w.getShape(n).has_value(); }));
+    };
+    QVERIFY(document.edit("ground", addGround));
+    QVERIFY(document.world().getShape("ground_1"));
+    document.undoStack()->undo();
+    QCOMPARE(document.undoText(), before);
+  }
+
+  // Bounds of a turned box: |R|·half about its centre.
+  void shapeBounds() {
+    World w;
+    RigidBodyOptions o;
+    o.pose = pose(1.0, 2.0, 3.0, Vector3d::UnitZ(), kPi / 4);
+    const RigidBody body = w.addRigidBody("b", o);
+    CollisionShapeOptions c;
+    c.geometry = Geometry::box(Vector3d(0.2, 0.2, 0.4));
+    const Shape shape = w.addCollisionShape(body, c);
+    const Eigen::AlignedBox3d box = ops::worldBounds(shape);
+    const double h = 0.1 * std::sqrt(2.0);
+    CHECK_MATRIX_NEAR(box.min(), Vector3d(1.0 - h, 2.0 - h, 2.8), 1e-12);
+    CHECK_MATRIX_NEAR(box.max(), Vector3d(1.0 + h, 2.0 + h, 3.2), 1e-12);
+    QVERIFY(ops::worldBounds(w.addGroundPlane()).isEmpty());
+  }
+
+  // A new body goes where it overlaps nothing: the preferred spot when it
+  // is free, else the nearest free one; five boxes in a row never overlap.
+  void newBodiesDoNotOverlap() {
+    World w;
+    w.addGroundPlane();
+    const Vector3d half(0.1, 0.1, 0.1);
+    const Vector3d preferred(0.0, 0.0, 0.5);
+    QCOMPARE(ops::freeSpot(w, half, preferred), preferred);
+    ops::BodyShape shape;
+    shape.geometry = Geometry::box(2.0 * half);
+    for (int i = 0; i < 5; ++i) {
+      const Vector3d at = ops::freeSpot(w, half, preferred);
+      QCOMPARE(at.z(), preferred.z());
+      ops::createRigidBody(w, "", shape, translation(at.x(), at.y(), at.z()));
+    }
+    const std::vector<RigidBody> bodies = w.getRigidBodies();
+    QCOMPARE(bodies.size(), std::size_t(5));
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      for (std::size_t j = i + 1; j < bodies.size(); ++j) {
+        const Eigen::AlignedBox3d a = ops::worldBounds(w.getCollisionShapes(bodies[i]).front());
+        const Eigen::AlignedBox3d b = ops::worldBounds(w.getCollisionShapes(bodies[j]).front());
+        QVERIFY2(!a.intersects(b), qPrintable(QString("bodies %1 and %2 overlap").arg(i).arg(j)));
+      }
+    }
+    // The first one took the preferred spot; the next is one step away.
+    CHECK_MATRIX_NEAR(bodies[0].getPose().translation(), preferred, 1e-12);
+    CHECK_NEAR((bodies[1].getPose().translation() - preferred).norm(), 2.0 * (0.1 + 0.05), 1e-12);
+  }
 };
 
 QTEST_MAIN(TestEditCommands)

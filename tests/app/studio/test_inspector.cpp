@@ -445,6 +445,45 @@ class TestInspector : public QObject {
     QCOMPARE(document().undoStack()->count(), 2);
   }
 
+  // Numbers are shown rounded to 6 significant digits; a field with the
+  // focus shows all of them (editing starts from the full value); leaving
+  // a field untouched changes nothing; a typed value is taken in full.
+  void numbersAreRoundedForDisplay() {
+    const double x = 0.123456789012345;
+    QVERIFY(document().edit(QStringLiteral("frame"), [x](World& w) {
+      Isometry3d X = Isometry3d::Identity();
+      X.translation().x() = x;
+      ops::addUserFrame(w, "marker", ref(ObjectKind::World, "world"), X, false);
+    }));
+    select(ref(ObjectKind::Frame, "marker"));
+    auto* box = field<QDoubleSpinBox>("field_pos_x");
+    QVERIFY(box != nullptr);
+    QCOMPARE(box->text(), QStringLiteral("0.123457"));
+    QCOMPARE(box->value(), x);
+    inspector().window()->show();
+    inspector().window()->activateWindow();
+    box->setFocus();
+    QTRY_VERIFY(box->hasFocus());
+    QCOMPARE(box->text(), QStringLiteral("0.123456789012345"));
+    auto* other = field<QDoubleSpinBox>("field_pos_y");
+    other->setFocus();
+    QTRY_VERIFY(!box->hasFocus());
+    QCOMPARE(box->text(), QStringLiteral("0.123457"));
+    QCOMPARE(document().world().getFreeFrame("marker")->getRelativeTransform().translation().x(), x);
+    QCOMPARE(document().undoStack()->count(), 1);
+    // Typed digits are kept in full.
+    box = field<QDoubleSpinBox>("field_pos_x");
+    box->setFocus();
+    QTRY_VERIFY(box->hasFocus());
+    QLineEdit* line = box->findChild<QLineEdit*>();
+    QVERIFY(line != nullptr);
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("0.98765432101"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QCOMPARE(document().world().getFreeFrame("marker")->getRelativeTransform().translation().x(), 0.98765432101);
+    QCOMPARE(document().undoStack()->count(), 2);
+  }
+
   void multibodySelfCollision() {
     select(ref(ObjectKind::Multibody, "four_bar"));
     field<QCheckBox>("field_self_collision")->setChecked(true);

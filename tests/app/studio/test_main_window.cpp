@@ -6,6 +6,8 @@
 // the whole window in design and simulation mode; crash recovery. Runs
 // under Xvfb (QOpenGLWidget needs the xcb platform).
 #include "document.hpp"
+#include "import_dialog.hpp"
+#include "import_report_view.hpp"
 #include "inspector.hpp"
 #include "main_window.hpp"
 #include "preferences.hpp"
@@ -27,6 +29,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -43,6 +46,7 @@
 #include <fstream>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 using namespace articula;
@@ -103,6 +107,9 @@ class MainWindowTest : public QObject {
     asked_.clear();
     errors_.clear();
     chosenFile_.clear();
+    importAsked_.clear();
+    importAnswer_ = ImportChoices{};
+    importAnswer_->addGroundPlane = false;
     openWindow();
   }
 
@@ -203,8 +210,12 @@ class MainWindowTest : public QObject {
     open->trigger();
     QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join("; ")));
     QVERIFY(window_->document()->world().numMultibodies() == 1);
+    // The import dialog was asked, for the file's absolute path.
+    QCOMPARE(importAsked_.size(), std::size_t(1));
+    QCOMPARE(importAsked_.front().first, QString::fromStdString(fs::absolute(urdf).lexically_normal().string()));
     QVERIFY(window_->importReportDialog());
-    QTRY_VERIFY(window_->importReportDialog()->isVisible());
+    // The report window comes up only when something needs attention.
+    QCOMPARE(window_->importReportDialog()->isVisible(), reportNeedsAttention(*window_->document()->importReport()));
     auto* report = window_->importReportDialog()->findChild<QPlainTextEdit*>("importReportText");
     QVERIFY(report);
     QVERIFY2(report->toPlainText().contains("ur5_robot.urdf"), qPrintable(report->toPlainText()));
@@ -212,10 +223,14 @@ class MainWindowTest : public QObject {
 
     ViewportWidget* view = window_->viewportWidget();
     view->scene().setLayerVisible(viewer::Layer::Shadows, false);
+    // The stats panel (its frame rate changes from frame to frame) is left
+    // out of the comparison; it was drawn when the robot was framed.
+    view->viewport()->setOverlayEnabled(false);
     const QImage with = view->grabView();
     view->scene().setLayerVisible(viewer::Layer::Visuals, false);
     const QImage without = view->grabView();
     view->scene().setLayerVisible(viewer::Layer::Visuals, true);
+    view->viewport()->setOverlayEnabled(true);
     QRect box;
     const int robotPixels = countDifferent(with, without, &box);
     with.save(screenshotPath("studio_ur5_viewport.png"));
@@ -224,6 +239,222 @@ class MainWindowTest : public QObject {
     QVERIFY2(box.width() > with.width() / 8 && box.height() > with.height() / 4,
              qPrintable(QString("robot box %1×%2").arg(box.width()).arg(box.height())));
     QVERIFY(box.left() > 0 && box.top() > 0 && box.right() < with.width() - 1 && box.bottom() < with.height() - 1);
+    // Framed beside the stats panel, not under it.
+    const double panelRight = view->viewport()->overlay().statsPanelRight() / view->devicePixelRatioF();
+    QVERIFY2(box.left() > panelRight,
+             qPrintable(QString("robot from x = %1, panel to x = %2").arg(box.left()).arg(panelRight)));
+  }
+
+  // The import dialog: its choices reach the importer and are remembered
+  // for the file (offered again next time); Cancel changes nothing; a
+  // window told not to ask uses the stored choices silently.
+  void importDialogChoicesAreUsedAndRemembered() {
+    QTemporaryDir dir;
+    const QString urdf = dir.path() + "/arm.urdf";
+    writeArm(urdf, false);
+    ImportChoices floating;
+    floating.root = io::RootAttachment::Floating;
+    floating.addGroundPlane = true;
+    floating.groundHeight = -0.5;
+    floating.placeOnGround = false;
+    floating.packagePath = {dir.path()};
+    importAnswer_ = floating;
+    QVERIFY(window_->openFile(urdf));
+    QCOMPARE(importAsked_.size(), std::size_t(1));
+    QCOMPARE(importAsked_[0].first, urdf);
+    QVERIFY(importAsked_[0].second.root == io::RootAttachment::Default);  // nothing stored yet
+    const io::ImportOptions& used = window_->document()->importOptions();
+    QVERIFY(used.root == io::RootAttachment::Floating);
+    QVERIFY(used.addGroundPlane);
+    QCOMPARE(used.groundHeight, -0.5);
+    QVERIFY(!used.placeOnGround);
+    QCOMPARE(used.packagePath, std::vector<fs::path>{fs::path(dir.path().toStdString())});
+    // A floating base: the root joint is free; the ground is there.
+    const Multibody arm = window_->document()->world().getMultibodies().front();
+    QVERIFY(arm.getRootLink()->getParentJoint().type() == JointType::Free);
+    QVERIFY(!window_->document()->world().getCollisionShapes(Frame::World()).empty());
+
+    // Opened again: the dialog starts from the remembered choices.
+    QVERIFY(window_->openFile(urdf));
+    QCOMPARE(importAsked_.size(), std::size_t(2));
+    QCOMPARE(importAsked_[1].second, floating);
+
+    // Cancel: the design stays.
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    QCOMPARE(importAsked_.size(), std::size_t(2));  // native scenes are not asked about
+    const std::string design = window_->document()->sceneText();
+    importAnswer_.reset();
+    QVERIFY(!window_->openFile(urdf));
+    QCOMPARE(window_->document()->sceneText(), design);
+
+    // A window that does not ask (--screenshot) uses what is stored.
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    options.askImportChoices = false;
+    MainWindow quiet(options);
+    QVERIFY(quiet.openFile(urdf));
+    QCOMPARE(importAsked_.size(), std::size_t(3));
+    QVERIFY(quiet.document()->importOptions().root == io::RootAttachment::Floating);
+    QCOMPARE(quiet.document()->importOptions().groundHeight, -0.5);
+  }
+
+  // The report window appears for couplers (a <mimic>), not for ignored
+  // elements alone; its tree holds the groups, collapsed.
+  void reportWindowOnlyWhenNeeded() {
+    QTemporaryDir dir;
+    const QString plain = dir.path() + "/plain.urdf";
+    writeArm(plain, false, "<gazebo reference='base'><material>Gazebo/Grey</material></gazebo>");
+    QVERIFY(window_->openFile(plain));
+    QVERIFY(!window_->document()->importReport()->ignored.empty());
+    QVERIFY(!window_->importReportDialog() || !window_->importReportDialog()->isVisible());
+    const QString mimic = dir.path() + "/mimic.urdf";
+    writeArm(mimic, true);
+    QVERIFY(window_->openFile(mimic));
+    QCOMPARE(window_->document()->importReport()->couplers.size(), std::size_t(1));
+    QVERIFY(window_->importReportDialog());
+    QTRY_VERIFY(window_->importReportDialog()->isVisible());
+    auto* tree = window_->importReportDialog()->findChild<QTreeWidget*>("importReportTree");
+    QVERIFY(tree);
+    QCOMPARE(tree->topLevelItem(0)->text(0), QString("1 coupler"));
+    QVERIFY(!tree->topLevelItem(0)->isExpanded());
+    QTest::qWait(100);
+    QVERIFY(window_->importReportDialog()->grab().save(screenshotPath("studio_import_report.png")));
+    window_->importReportDialog()->hide();
+  }
+
+  // Reload from Disk reads the edited file again with the same choices and
+  // leaves the camera where it was.
+  void reloadFromDiskKeepsTheChoices() {
+    QTemporaryDir dir;
+    const QString urdf = dir.path() + "/arm.urdf";
+    writeArm(urdf, false);
+    ImportChoices floating;
+    floating.root = io::RootAttachment::Floating;
+    floating.addGroundPlane = false;
+    importAnswer_ = floating;
+    QVERIFY(window_->openFile(urdf));
+    QCOMPARE(window_->document()->world().getMultibodies().front().numLinks(), std::size_t(2));
+    viewer::OrbitCamera& camera = window_->viewportWidget()->viewport()->camera();
+    camera.orbit(40, 10);
+    const Vector3d eye = camera.pose().eye;
+    writeArm(urdf, true);  // the author adds a link
+    QAction* reload = window_->findChild<QAction*>("actionReload");
+    QVERIFY(reload && reload->isEnabled());
+    reload->trigger();
+    QCOMPARE(importAsked_.size(), std::size_t(1));  // not asked again
+    const Multibody arm = window_->document()->world().getMultibodies().front();
+    QCOMPARE(arm.numLinks(), std::size_t(3));
+    QVERIFY(arm.getRootLink()->getParentJoint().type() == JointType::Free);
+    QVERIFY((camera.pose().eye - eye).norm() < 1e-12);
+    QVERIFY(window_->messagesText().contains("Reloaded"));
+  }
+
+  // Insert Model adds a file's model at the chosen place as one undo step;
+  // Create ▸ Ground Plane likewise.
+  void insertModelAndGroundPlane() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    World& before = window_->document()->world();
+    const std::size_t multibodies = before.numMultibodies();
+    const std::string design = window_->document()->sceneText();
+    const Isometry3d X_crank = before.getMultibodies().front().getRootLink()->getWorldTransform();
+    QVERIFY(window_->insertModel(QString::fromStdString((kScenes / "four_bar.articula").string()),
+                                 Vector3d(0.0, 1.5, 0.0)));
+    World& w = window_->document()->world();
+    QCOMPARE(w.numMultibodies(), 2 * multibodies);
+    const Multibody copy = w.getMultibodies().back();
+    const Isometry3d X = copy.getRootLink()->getWorldTransform();
+    QVERIFY((X.translation() - X_crank.translation() - Vector3d(0.0, 1.5, 0.0)).norm() < 1e-12);
+    QCOMPARE(window_->document()->selection().size(), multibodies);
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(window_->document()->sceneText(), design);
+
+    const std::size_t shapes = window_->document()->world().getCollisionShapes(Frame::World()).size();
+    window_->findChild<QAction*>("actionCreateGroundPlane")->trigger();
+    QCOMPARE(window_->document()->world().getCollisionShapes(Frame::World()).size(), shapes + 1);
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(window_->document()->sceneText(), design);
+  }
+
+  // F, W and E work while the scene tree has the focus (its type-ahead does
+  // not take them); a text field still types the letter.
+  void viewShortcutsWorkAnywhere() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    window_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QTreeView* tree = window_->sceneTree();
+    tree->setFocus();
+    QTRY_VERIFY(tree->hasFocus());
+    QTest::keyClick(tree, Qt::Key_E);
+    QVERIFY(window_->findChild<QAction*>("actionRotate")->isChecked());
+    QTest::keyClick(tree, Qt::Key_W);
+    QVERIFY(window_->findChild<QAction*>("actionTranslate")->isChecked());
+    viewer::OrbitCamera& camera = window_->viewportWidget()->viewport()->camera();
+    camera.setDistance(100.0);
+    QTest::keyClick(tree, Qt::Key_F);
+    QVERIFY2(camera.distance() < 50.0, qPrintable(QString::number(camera.distance())));
+
+    auto* edit = new QLineEdit(window_.get());
+    edit->show();
+    edit->setFocus();
+    QTRY_VERIFY(edit->hasFocus());
+    QTest::keyClick(edit, Qt::Key_E);
+    QCOMPARE(edit->text(), QString("e"));
+    QVERIFY(window_->findChild<QAction*>("actionTranslate")->isChecked());
+    delete edit;
+  }
+
+  // The stats panel shows a simulation's numbers while it runs only: not
+  // in design mode after leaving it, not after New or Open.
+  void statsOverlayForgetsAFinishedSimulation() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    viewer::Overlay& overlay = window_->viewportWidget()->viewport()->overlay();
+    QVERIFY(!overlay.hasFeed());
+    QVERIFY(window_->enterSimulation());
+    window_->simulation()->step(100);
+    window_->simulation()->waitIdle();
+    QTRY_VERIFY(overlay.hasFeed());
+    window_->leaveSimulation();
+    QVERIFY(!overlay.hasFeed());
+    QVERIFY(window_->enterSimulation());
+    window_->simulation()->step(10);
+    window_->simulation()->waitIdle();
+    QTRY_VERIFY(overlay.hasFeed());
+    window_->findChild<QAction*>("actionSimulate")->trigger();  // leave
+    QVERIFY(!window_->isSimulating());
+    window_->findChild<QAction*>("actionNew")->trigger();
+    QVERIFY(!overlay.hasFeed());
+  }
+
+  // Without a display the studio says so in one line and exits 2.
+  void noDisplayIsOneLine() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    const test::RunResult run = test::runProgram(ARTICULA_STUDIO_EXE, {}, env);
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QVERIFY2(run.err.contains("xvfb-run") && run.err.contains("DISPLAY"), qPrintable(run.err));
+  }
+
+  // A picture of the import dialog (for the documentation and a look).
+  void importDialogPicture() {
+    ImportChoices choices;
+    choices.packagePath = {QString::fromStdString((kModels / "..").lexically_normal().string())};
+    ImportDialog dialog("/work/shared/models/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf", choices,
+                        window_.get());
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    const QImage image = dialog.grab().toImage();
+    QVERIFY(image.save(screenshotPath("studio_import_dialog.png")));
+    // Not a blank window: the text and fields give many colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2) {
+      for (int x = 0; x < image.width(); x += 2) colours.insert(image.pixel(x, y));
+    }
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
   }
 
   // A replay of another scene's layout is refused with the layout message;
@@ -550,6 +781,41 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(window_->viewportWidget()->viewport() != nullptr);
   }
 
+  /// A two-link URDF arm (a third link, coupled by a <mimic>, when
+  /// `third`), with `extra` XML inside <robot>.
+  static void writeArm(const QString& path, bool third, const QString& extra = {}) {
+    QString xml = R"(<?xml version="1.0"?>
+<robot name="arm">
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.2 0.2 0.1"/></geometry></collision>
+  </link>
+  <link name="upper">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><cylinder radius="0.03" length="0.4"/></geometry></visual>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="upper"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="10" velocity="2"/>
+  </joint>
+)";
+    if (third) {
+      xml += R"(  <link name="lower">
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="elbow" type="revolute">
+    <parent link="upper"/><child link="lower"/><origin xyz="0 0 0.4"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="10" velocity="2"/>
+    <mimic joint="shoulder" multiplier="-1"/>
+  </joint>
+)";
+    }
+    xml += extra + "\n</robot>\n";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(xml.toUtf8());
+  }
+
   void stubDialogs(StudioDialogs& d) {
     d.openFile = [this](QWidget*, const QString&, const QString&) { return chosenFile_; };
     d.saveFile = [this](QWidget*, const QString&, const QString&, const QString&) { return chosenFile_; };
@@ -558,6 +824,12 @@ class MainWindowTest : public QObject {
       return answer_;
     };
     d.error = [this](QWidget*, const QString& title, const QString& text) { errors_.push_back(title + ": " + text); };
+    d.importChoices = [this](QWidget*, const QString& file, ImportChoices& choices) {
+      importAsked_.push_back({file, choices});
+      if (!importAnswer_) return false;
+      choices = *importAnswer_;
+      return true;
+    };
   }
 
   QTemporaryDir recoveryDir_;
@@ -566,6 +838,10 @@ class MainWindowTest : public QObject {
   QStringList asked_;
   QStringList errors_;
   QMessageBox::StandardButton answer_ = QMessageBox::Discard;
+  /// The import dialog's calls (file, choices shown) and its answer
+  /// (nullopt: Cancel).
+  std::vector<std::pair<QString, ImportChoices>> importAsked_;
+  std::optional<ImportChoices> importAnswer_;
 };
 
 QTEST_MAIN(MainWindowTest)

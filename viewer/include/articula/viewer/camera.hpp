@@ -104,7 +104,12 @@ class OrbitCamera {
   /// picks the smallest distance at which all 8 corners lie inside the
   /// viewport with the margin of kFitFill (`aspect` = width / height). An
   /// empty box fits the unit cube [−0.5, 0.5]³ about the origin.
-  void fit(const Eigen::AlignedBox3d& bounds, double aspect);
+  ///
+  /// With `coveredLeft` > 0 (a fraction of the width, in [0, 1)), the part
+  /// of the viewport left of coveredLeft · width is covered (by an overlay
+  /// panel): the box is framed in the rest of the width, and the centre is
+  /// moved sideways so that the box's centre appears in that part's middle.
+  void fit(const Eigen::AlignedBox3d& bounds, double aspect, double coveredLeft = 0.0);
 
   /// The named views (see setPreset()).
   static std::vector<std::string> presetNames();

@@ -112,6 +112,14 @@ class Overlay {
   /// Forgets the snapshots fed so far (their numbers and the plots' data),
   /// for a new source whose versions start again from 1.
   void resetFeed();
+  /// Whether a snapshot was fed since construction or the last
+  /// resetFeed(): the stats panel shows its numbers (else "No simulation
+  /// data").
+  bool hasFeed() const;
+  /// Right edge of the stats panel (pixels from the viewport's left edge)
+  /// as last drawn; before it was first drawn, its usual width with the
+  /// default font. The camera's fit keeps the scene to the right of it.
+  double statsPanelRight() const;
 
   // ---- input from the host window -------------------------------------------
   /// Pixel coordinates, origin top-left, y down (the size given to render()).

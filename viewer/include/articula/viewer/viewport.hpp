@@ -61,7 +61,8 @@ class Viewport {
 
   OrbitCamera& camera();
   const OrbitCamera& camera() const;
-  /// Frames the scene's bounds, keeping the viewing direction.
+  /// Frames the scene's bounds, keeping the viewing direction; while the
+  /// stats panel shows, in the part of the view to the right of it.
   void fitToScene();
 
   /// The ray through a pixel (origin top-left).
