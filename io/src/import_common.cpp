@@ -1,4 +1,5 @@
 #include "import_common.hpp"
+#include "input_guard.hpp"
 
 #include <LinearMath/btConvexHullComputer.h>
 #include <assimp/config.h>
@@ -98,7 +99,7 @@ std::optional<fs::path> ResourceResolver::resolve(const std::string& uri, std::s
     p = uri;
   }
   if (p.is_relative()) p = m_base / p;
-  if (!isFile(p)) return fail("file '" + p.string() + "' does not exist");
+  if (!isFile(p)) return fail(missingFileReason(p));
   return p;
 }
 
@@ -154,6 +155,7 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
 }  // namespace
 
 std::shared_ptr<const MeshData> loadMesh(const fs::path& file) {
+  checkMeshFile(file);
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(file, ec);
   const std::string key = (ec ? file : canonical).string();
