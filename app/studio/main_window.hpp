@@ -11,12 +11,14 @@
 /// offered back after a crash.
 
 #include "object_ref.hpp"
+#include "recovery.hpp"
 
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QActionGroup;
@@ -155,6 +157,7 @@ class MainWindow : public QMainWindow {
 
   StudioDialogs m_dialogs;
   QString m_recoveryDirectory;
+  std::unique_ptr<RecoverySlot> m_recovery;  ///< this window's recovery file
   Document* m_document = nullptr;
   Simulation* m_simulation = nullptr;
   ViewportWidget* m_viewport = nullptr;
