@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -159,11 +160,13 @@ QByteArray solver(const QByteArray& iterations, const QByteArray& directions) {
 
 /// A scene with one shape on a pendulum: `geometry` is the <geometry> element.
 QByteArray withShape(const QByteArray& kind, const QByteArray& geometry) {
-  const QByteArray extra = kind == "visual" ? " color=\"1 1 1 1\"" : " friction=\"0.5\" restitution=\"0\"";
-  return scene("  <multibody name=\"pendulum\">\n" +
-               linkXml("rod", kRodInertia, "<state q=\"0.7\" v=\"0\" tau=\"0\"/>") +
-               "  </multibody>\n  <shape name=\"s\" kind=\"" + kind + "\" owner=\"pendulum/rod\"" + extra + ">\n    " +
-               geometry + "\n    <pose translation=\"0 0 0\" " + kIdentity + "/>\n  </shape>\n");
+  const bool visual = kind == "visual";
+  return scene(
+      "  <multibody name=\"pendulum\">\n" + linkXml("rod", kRodInertia, "<state q=\"0.7\" v=\"0\" tau=\"0\"/>") +
+      "  </multibody>\n  <shape name=\"s\" kind=\"" + kind + "\" owner=\"pendulum/rod\"" +
+      (visual ? " color=\"1 1 1 1\"" : " collidable=\"true\"") + ">\n    " + geometry +
+      "\n    <pose translation=\"0 0 0\" " + kIdentity + "/>\n" +
+      (visual ? QByteArray() : QByteArray("    <material friction=\"0.5\" restitution=\"0\"/>\n")) + "  </shape>\n");
 }
 
 /// COLLADA whose scene nests `depth` nodes.
@@ -233,6 +236,8 @@ class TestHostileInputs : public QObject {
   QTemporaryDir m_dir;
   std::vector<Case> m_cases;
   QString m_exe = QStringLiteral(ARTICULA_RUN_EXE);
+  double m_slowest = 0.0;  ///< longest case (s)
+  long m_largest = 0;      ///< largest peak memory of a case (KiB)
 
   QString path(const QString& name) const { return m_dir.filePath(name); }
   QString put(const QString& name, const QByteArray& bytes) {
@@ -582,6 +587,8 @@ class TestHostileInputs : public QObject {
     QFETCH(int, index);
     const Case& c = m_cases[static_cast<std::size_t>(index)];
     const Outcome r = runMeasured(QStringList{m_exe} + c.args, m_dir.path(), 5000);
+    m_slowest = std::max(m_slowest, r.seconds);
+    m_largest = std::max(m_largest, r.maxRssKiB);
     QVERIFY2(!r.timedOut, qPrintable(describe(r)));
     QVERIFY2(r.signal == 0, qPrintable(describe(r)));
     QVERIFY2(r.seconds < 5.0, qPrintable(describe(r)));
@@ -589,6 +596,11 @@ class TestHostileInputs : public QObject {
     QVERIFY2(r.exitCode == c.exitCode, qPrintable(describe(r)));
     QVERIFY2(r.err.contains(c.expect), qPrintable("expected \"" + c.expect + "\"\n" + describe(r)));
     QVERIFY2(!r.err.contains("internal error"), qPrintable(describe(r)));
+  }
+
+  void cleanupTestCase() {
+    qInfo("%zu hostile inputs; slowest %.2f s, largest peak memory %ld MiB", m_cases.size(), m_slowest,
+          m_largest / 1024);
   }
 
   // A write that runs out of space (a file size limit stands in for a full

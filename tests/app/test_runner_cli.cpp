@@ -618,7 +618,7 @@ class TestRunnerCli : public QObject {
     const QList<QPair<QString, QString>> cases = {{truncated, QStringLiteral("truncated")},
                                                   {flipped, QStringLiteral("corrupted")},
                                                   {text, QStringLiteral("not an Articula replay file")},
-                                                  {tmp(QStringLiteral("absent.replay")), QStringLiteral("opened")}};
+                                                  {tmp(QStringLiteral("absent.replay")), QStringLiteral("no such file")}};
     for (const auto& [file, problem] : cases) {
       for (const QStringList& extra :
            {QStringList(), QStringList{"--csv", tmp(QStringLiteral("damaged.csv"))}, QStringList{"--frame", "3"}}) {
