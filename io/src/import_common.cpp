@@ -117,6 +117,7 @@ std::mutex g_cacheMutex;
 std::map<std::string, CacheEntry> g_cache;
 
 std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
+  checkMeshFile(file);
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
@@ -155,7 +156,6 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
 }  // namespace
 
 std::shared_ptr<const MeshData> loadMesh(const fs::path& file) {
-  checkMeshFile(file);
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(file, ec);
   const std::string key = (ec ? file : canonical).string();
