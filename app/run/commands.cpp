@@ -10,8 +10,8 @@
 
 #include <articula/articula.hpp>
 #include <articula/io/load_checks.hpp>
-#include <articula/limits.hpp>
 #include <articula/io/scene_file.hpp>
+#include <articula/limits.hpp>
 
 #include <unistd.h>
 #include <algorithm>
