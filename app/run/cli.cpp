@@ -2,6 +2,7 @@
 
 #include "builtin_scenes.hpp"
 
+#include <articula/file_io.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <charconv>
@@ -151,12 +152,34 @@ io::ImportReport loadInput(World& world, const InputOptions& input, bool quiet) 
     throw CliError(input.file + ": no such file" + hint);
   }
   if (fs::is_directory(status)) throw CliError(input.file + ": is a directory, not a scene or robot file");
+  try {
+    checkInputFile(input.file, kMaxTextFileBytes, "a scene or robot file");
+  } catch (const FileAccessError& e) {
+    throw CliError(e.what());
+  }
   const std::string ext = fs::path(input.file).extension().string();
   if (input.rootGiven && ext == ".articula" && !quiet) {
     std::cerr << "articula-run: note: --fixed-base/--floating-base apply to URDF and SDF files; " << input.file
               << " keeps the attachment it was saved with\n";
   }
   return io::importFile(world, input.file, input.import);
+}
+
+void checkOutputOption(const std::string& option, const std::string& file) {
+  try {
+    checkOutputTarget(file);
+  } catch (const FileAccessError& e) {
+    throw CliError(option + ": " + e.what());
+  }
+}
+
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec) && !ec) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return a == b;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return ec ? a == b : ca == cb;
 }
 
 bool hasFindings(const io::ImportReport& report) {

@@ -87,6 +87,12 @@ bool looksLikeFile(const std::string& arg);
 /// io::ImportError for a file that cannot be imported.
 io::ImportReport loadInput(World& world, const InputOptions& input, bool quiet);
 
+/// Refuses an output path that exists and is not a regular file (a device,
+/// a FIFO, a directory) or whose folder is missing. @throws CliError "OPTION: FILE: problem".
+void checkOutputOption(const std::string& option, const std::string& file);
+/// Whether two paths name the same existing file (or are the same path).
+bool sameFile(const std::string& a, const std::string& b);
+
 /// Whether the report has anything beyond its header line.
 bool hasFindings(const io::ImportReport& report);
 /// Writes the import report to stderr when it has findings: its one-line

@@ -9,10 +9,13 @@
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
+#include <articula/io/load_checks.hpp>
 #include <articula/io/scene_file.hpp>
+#include <articula/limits.hpp>
 
 #include <unistd.h>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -98,6 +101,9 @@ void printUsage(std::ostream& os) {
 
 namespace {
 
+// The most steps one run takes: a billion steps is hours of wall time.
+constexpr long kMaxSteps = 1000000000L;
+
 // Memory for the frames of --record; more than any ordinary run needs.
 constexpr std::size_t kRecordingBudget = std::size_t{4} << 30;
 
@@ -123,10 +129,14 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       if (*o.duration <= 0.0) usageError("--duration must be positive");
     } else if (a == "--steps") {
       o.steps = parseLong(a, args.value());
-      if (*o.steps < 0) usageError("--steps must be >= 0");
+      if (*o.steps < 0 || *o.steps > kMaxSteps) usageError("--steps must be in [0, " + std::to_string(kMaxSteps) + "]");
     } else if (a == "--dt") {
       o.setup.dt = parseDouble(a, args.value());
       if (*o.setup.dt <= 0.0) usageError("--dt must be positive");
+      if (*o.setup.dt < kMinTimeStep || *o.setup.dt > kMaxTimeStep) {
+        usageError("--dt " + formatNumber(*o.setup.dt) + " is outside [" + formatNumber(kMinTimeStep) + ", " +
+                   formatNumber(kMaxTimeStep) + "] s");
+      }
     } else if (a == "--integrator") {
       const std::string n = args.value();
       o.setup.integrator = integratorFromName(n);
@@ -183,6 +193,16 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
     std::error_code ec;
     if (!dir.empty() && !fs::is_directory(dir, ec))
       throw CliError("--record: '" + dir.string() + "' is not a directory");
+    checkOutputOption("--record", o.record);
+  }
+  if (!o.csv.empty()) checkOutputOption("--csv", o.csv);
+  if (!o.csv.empty() && !o.record.empty() && sameFile(o.csv, o.record)) {
+    usageError("--csv and --record name the same file");
+  }
+  if (!input.file.empty()) {
+    for (const std::string* out : {&o.csv, &o.record}) {
+      if (!out->empty() && sameFile(*out, input.file)) usageError(*out + " is the input file; it would be overwritten");
+    }
   }
   return o;
 }
@@ -217,7 +237,13 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   }
 
   const double dt = world.getOptions().timeStep;
-  const long steps = o.steps ? *o.steps : std::lround((o.duration ? *o.duration : 5.0) / dt);
+  const double wanted = o.steps ? static_cast<double>(*o.steps) : std::round((o.duration ? *o.duration : 5.0) / dt);
+  if (!(wanted <= static_cast<double>(kMaxSteps))) {
+    throw CliError("--duration " + formatNumber(o.duration ? *o.duration : 5.0) + " s at a time step of " +
+                   formatNumber(dt) + " s would take " + formatNumber(wanted) + " steps; the limit is " +
+                   std::to_string(kMaxSteps) + " (use a shorter --duration or a longer --dt)");
+  }
+  const long steps = static_cast<long>(wanted);
   const StateColumns columns(world);
   const std::vector<LoopClosure> closures = world.getLoopClosures();
   const std::vector<JointCoupler> couplers = world.getJointCouplers();
@@ -227,6 +253,13 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   VectorXd v = world.getVelocities();
   double t = world.getTime();
   if (!q.allFinite() || !v.allFinite()) throw CliError("the initial state is not finite");
+  if (steps > 0) {
+    const std::vector<io::ImmovableLink> immovable = io::findImmovableLinks(world);
+    if (!immovable.empty()) {
+      throw CliError((o.setup.input.file.empty() ? o.setup.input.scene : o.setup.input.file) + ": " +
+                     immovable.front().problem);
+    }
+  }
   CsvWriter csv(o.csv, columns, closures);
   csv.row(t, q, v);
   double maxResidual = constrained ? largestResidual(closures, couplers) : 0.0;
@@ -364,6 +397,15 @@ int exportCommand(const std::vector<std::string>& argv) {
     }
   }
   if (positional.size() != 2) usageError("export needs IN (a file or a built-in scene) and OUT.articula");
+  std::string outExt = fs::path(positional[1]).extension().string();
+  for (char& c : outExt) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (outExt != ".articula") {
+    usageError("export writes the native format only: OUT must end in .articula (got '" + positional[1] + "')");
+  }
+  if (sameFile(positional[0], positional[1])) {
+    usageError("export: OUT is the same file as IN (" + positional[1] + "); write to another file");
+  }
+  checkOutputOption("OUT", positional[1]);
   if (looksLikeFile(positional[0])) {
     input.file = positional[0];
   } else {

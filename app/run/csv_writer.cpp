@@ -17,30 +17,49 @@ std::string csvField(const std::string& s) {
 CsvWriter::CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures)
     : m_closures(closures) {
   if (path.empty()) return;
-  m_out.open(path, std::ios::binary | std::ios::trunc);
-  if (!m_out) throw CliError("--csv: cannot write '" + path + "'");
+  try {
+    m_out = std::make_unique<AtomicFile>(path);
+    m_enabled = true;
+  } catch (const FileAccessError& e) {
+    throw CliError(std::string("--csv: ") + e.what());
+  }
   std::string header = "t";
   for (const auto& n : columns.positionNames()) header += "," + csvField("q:" + n);
   for (const auto& n : columns.velocityNames()) header += "," + csvField("v:" + n);
   for (const auto& c : closures) header += "," + csvField("residual:" + c.name());
   header += '\n';
-  m_out << header;
+  write(header);
+}
+
+void CsvWriter::write(const std::string& text) {
+  try {
+    m_out->write(text);
+  } catch (const FileAccessError& e) {
+    m_out.reset();
+    throw CliError(std::string("--csv: ") + e.what());
+  }
 }
 
 void CsvWriter::row(double t, const VectorXd& q, const VectorXd& v) {
-  if (!enabled()) return;
+  if (!m_out) return;
   m_line = formatNumber(t);
   for (Eigen::Index i = 0; i < q.size(); ++i) (m_line += ',') += formatNumber(q[i]);
   for (Eigen::Index i = 0; i < v.size(); ++i) (m_line += ',') += formatNumber(v[i]);
   for (const auto& c : m_closures) (m_line += ',') += formatNumber(c.computeResidual().norm);
   m_line += '\n';
-  m_out << m_line;
+  write(m_line);
 }
 
 void CsvWriter::close(const std::string& path) {
-  if (!enabled()) return;
-  m_out.close();
-  if (!m_out) throw CliError("--csv: error while writing '" + path + "'");
+  if (!m_out) return;
+  try {
+    m_out->commit();
+  } catch (const FileAccessError& e) {
+    m_out.reset();
+    throw CliError(std::string("--csv: ") + e.what());
+  }
+  m_out.reset();
+  (void)path;
 }
 
 }  // namespace articula::run

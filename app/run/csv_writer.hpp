@@ -7,7 +7,9 @@
 #include <articula/loop_closure.hpp>
 #include <articula/world.hpp>
 
-#include <fstream>
+#include <articula/file_io.hpp>
+
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,18 +20,24 @@ namespace articula::run {
 std::string csvField(const std::string& s);
 
 /// Writes t, q:..., v:..., residual:... rows; does nothing for an empty path.
+/// The rows go to a temporary file next to `path` that replaces it only at
+/// close(): a failed or interrupted run leaves the previous file as it was,
+/// and two runs writing one file never interleave (the last to finish wins).
 class CsvWriter {
  public:
-  /// Opens `path` and writes the header. @throws CliError when it cannot be written.
+  /// Starts the file and writes the header. @throws CliError when it cannot be written.
   CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures);
-  bool enabled() const { return m_out.is_open(); }
-  /// One row; the residuals are the closures' current ones.
+  bool enabled() const { return m_enabled; }
+  /// One row; the residuals are the closures' current ones. @throws CliError when writing failed.
   void row(double t, const VectorXd& q, const VectorXd& v);
-  /// @throws CliError naming `path` when writing failed.
+  /// Syncs the file and puts it in place. @throws CliError naming `path` when writing failed.
   void close(const std::string& path);
 
  private:
-  std::ofstream m_out;
+  void write(const std::string& text);
+
+  std::unique_ptr<AtomicFile> m_out;  ///< until close()
+  bool m_enabled = false;
   std::vector<LoopClosure> m_closures;
   std::string m_line;
 };

@@ -86,7 +86,7 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
       o.frame = static_cast<std::uint64_t>(k);
     } else if (a == "--steps") {
       o.steps = parseLong(a, args.value());
-      if (*o.steps < 0) usageError("--steps must be >= 0");
+      if (*o.steps < 0 || *o.steps > 100000000L) usageError("--steps must be in [0, 100000000]");
     } else if (a == "--size") {
       const std::string s = args.value();
       const std::size_t x = s.find_first_of("xX");
@@ -139,6 +139,7 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
   const fs::path dir = fs::path(o.out).parent_path();
   std::error_code ec;
   if (!dir.empty() && !fs::is_directory(dir, ec)) throw CliError("--out: '" + dir.string() + "' is not a directory");
+  checkOutputOption("--out", o.out);
   try {
     (void)viewer::parseCameraSpec(o.camera);
   } catch (const std::invalid_argument& e) {

@@ -62,6 +62,10 @@ ReplayOptions parseReplay(const std::vector<std::string>& argv) {
     }
   }
   if (o.file.empty()) usageError("replay needs a FILE.replay (written by 'articula-run run ... --record')");
+  if (!o.csv.empty()) {
+    checkOutputOption("--csv", o.csv);
+    if (sameFile(o.csv, o.file)) usageError("--csv names the replay file itself; it would be overwritten");
+  }
   return o;
 }
 

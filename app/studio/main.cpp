@@ -5,13 +5,17 @@
 #include "display_check.hpp"
 #include "main_window.hpp"
 
+#include <articula/file_io.hpp>
+
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QTimer>
 
 #include <cstdio>
+#include <string_view>
 
 namespace {
 
@@ -57,27 +61,57 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot);
   parser.process(app);
 
+  const QStringList args = parser.positionalArguments();
+  const QString picture = parser.value(screenshot);
   articula::studio::MainWindowOptions options;
   // A picture is taken without asking anything: the import choices stored
   // for the file (or the defaults) are used.
   options.askImportChoices = !parser.isSet(screenshot);
+  if (!picture.isEmpty()) {
+    // Unattended: no dialog may wait for an answer. Errors go to stderr and
+    // end the program with exit code 2; questions are answered "no".
+    options.dialogs.ask = [](QWidget*, const QString&, const QString&, QMessageBox::StandardButtons) {
+      return QMessageBox::No;
+    };
+    options.dialogs.error = [](QWidget*, const QString& title, const QString& text) {
+      std::fprintf(stderr, "articula-studio: %s: %s\n", qPrintable(title), qPrintable(text));
+    };
+    options.dialogs.openFile = [](QWidget*, const QString&, const QString&) { return QString(); };
+    options.dialogs.saveFile = [](QWidget*, const QString&, const QString&, const QString&) { return QString(); };
+  }
   articula::studio::MainWindow window(options);
   window.show();
-  const QStringList args = parser.positionalArguments();
-  const QString picture = parser.value(screenshot);
   QTimer::singleShot(0, &window, [&window, args, picture] {
     if (picture.isEmpty() && window.offerRecovery()) return;
+    bool opened = true;
     if (!args.isEmpty()) {
-      window.openFile(args.front());
+      opened = window.openFile(args.front());
     } else if (const QString scene = defaultScene(); !scene.isEmpty()) {
-      window.openFile(scene);
+      opened = window.openFile(scene);
     }
     if (picture.isEmpty()) return;
+    if (!opened) {
+      QCoreApplication::exit(2);
+      return;
+    }
     // Let the viewport draw a few frames first.
     QTimer::singleShot(500, &window, [&window, picture] {
-      const bool written = window.grab().toImage().save(picture, "PNG");
-      if (!written) qCritical("could not write %s", qPrintable(picture));
-      QCoreApplication::exit(written ? 0 : 1);
+      QByteArray png;
+      QBuffer buffer(&png);
+      buffer.open(QIODevice::WriteOnly);
+      if (!window.grab().toImage().save(&buffer, "PNG")) {
+        std::fprintf(stderr, "articula-studio: %s: cannot encode the window as PNG\n", qPrintable(picture));
+        QCoreApplication::exit(2);
+        return;
+      }
+      try {
+        articula::writeFileAtomically(picture.toStdString(), std::string_view(png.constData(), png.size()));
+      } catch (const articula::Error& e) {
+        std::fprintf(stderr, "articula-studio: %s\n", e.what());
+        QCoreApplication::exit(2);
+        return;
+      }
+      QCoreApplication::exit(0);
     });
   });
   return QApplication::exec();

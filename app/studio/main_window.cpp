@@ -159,6 +159,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   if (m_recoveryDirectory.isEmpty()) {
     m_recoveryDirectory = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/recovery";
   }
+  m_recovery = std::make_unique<RecoverySlot>(m_recoveryDirectory);
   setAcceptDrops(true);
   setDockNestingEnabled(true);
   m_document = new Document(this);
@@ -1263,7 +1264,7 @@ bool MainWindow::saveReplay(const QString& path) {
 // ---- recovery ---------------------------------------------------------------------------------------
 
 QString MainWindow::recoveryFile() const {
-  return m_recoveryDirectory + "/recovery.articula";
+  return m_recovery->file();
 }
 
 void MainWindow::autosaveNow() {
@@ -1275,54 +1276,53 @@ void MainWindow::autosaveNow() {
     appendMessage(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())));
     return;
   }
-  QJsonObject info;
-  info["pid"] = static_cast<qint64>(QCoreApplication::applicationPid());
-  info["file"] = qs(m_document->filePath().string());
-  info["source"] = qs(m_document->sourcePath().string());
-  info["time"] = QDateTime::currentDateTime().toString(Qt::ISODate);
-  QFile sidecar(recoveryFile() + ".json");
-  if (sidecar.open(QIODevice::WriteOnly | QIODevice::Truncate)) sidecar.write(QJsonDocument(info).toJson());
+  if (!m_recovery->writeSidecar(qs(m_document->filePath().string()), qs(m_document->sourcePath().string()))) {
+    appendMessage(tr("Autosave: could not write %1.json").arg(recoveryFile()));
+  }
 }
 
 void MainWindow::removeRecoveryFile() {
-  QFile::remove(recoveryFile());
-  QFile::remove(recoveryFile() + ".json");
+  m_recovery->remove();
 }
 
 bool MainWindow::offerRecovery() {
-  if (!QFileInfo::exists(recoveryFile())) return false;
-  QFile sidecar(recoveryFile() + ".json");
-  QJsonObject info;
-  if (sidecar.open(QIODevice::ReadOnly)) info = QJsonDocument::fromJson(sidecar.readAll()).object();
-  // A recovery file of a studio that is still running is not offered.
-  const auto pid = static_cast<pid_t>(info.value("pid").toInteger());
-  if (pid > 0 && pid != static_cast<pid_t>(QCoreApplication::applicationPid()) && ::kill(pid, 0) == 0) return false;
-  const QString original = info.value("file").toString();
-  const QString when = info.value("time").toString();
-  const QMessageBox::StandardButton answer = m_dialogs.ask(
-      this, tr("Recover unsaved work"),
-      tr("Articula Studio did not close normally. A design autosaved at %1%2 can be recovered.\n\nRecover it?")
-          .arg(when.isEmpty() ? tr("an unknown time") : when,
-               original.isEmpty() ? QString() : tr(" (from %1)").arg(original)),
-      QMessageBox::Yes | QMessageBox::No);
-  if (answer != QMessageBox::Yes) {
-    removeRecoveryFile();
-    return false;
+  // Every orphaned recovery file is offered, newest first, until one is
+  // recovered into this window; a declined one is deleted, and those not
+  // yet asked about stay for the next start.
+  const std::vector<OrphanedRecovery> orphans = RecoverySlot::orphans(m_recoveryDirectory);
+  for (std::size_t k = 0; k < orphans.size(); ++k) {
+    const OrphanedRecovery& orphan = orphans[k];
+    const QMessageBox::StandardButton answer = m_dialogs.ask(
+        this, tr("Recover unsaved work"),
+        tr("Articula Studio did not close normally. A design autosaved at %1%2 can be recovered%3.\n\nRecover it?")
+            .arg(orphan.time.isEmpty() ? tr("an unknown time") : orphan.time,
+                 orphan.original.isEmpty() ? QString() : tr(" (from %1)").arg(orphan.original),
+                 orphans.size() > 1 ? tr(" (%1 of %2)").arg(k + 1).arg(orphans.size()) : QString()),
+        QMessageBox::Yes | QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      RecoverySlot::removeOrphan(orphan.file);
+      continue;
+    }
+    try {
+      m_document->open(toPath(orphan.file));
+      m_document->markRecovered(toPath(orphan.original));
+    } catch (const std::exception& e) {
+      appendMessage(tr("Could not recover: %1").arg(QString::fromUtf8(e.what())));
+      m_dialogs.error(this, tr("Could not recover"), QString::fromUtf8(e.what()));
+      return false;
+    }
+    RecoverySlot::removeOrphan(orphan.file);
+    autosaveNow();
+    m_viewport->fitToScene();
+    appendMessage(tr("Recovered the autosaved design%1; save it to keep it.")
+                      .arg(orphan.original.isEmpty() ? QString() : tr(" of %1").arg(orphan.original)));
+    if (k + 1 < orphans.size()) {
+      appendMessage(tr("%n more autosaved design(s) will be offered at the next start.", nullptr,
+                       static_cast<int>(orphans.size() - k - 1)));
+    }
+    return true;
   }
-  try {
-    m_document->open(toPath(recoveryFile()));
-    m_document->markRecovered(toPath(original));
-  } catch (const std::exception& e) {
-    appendMessage(tr("Could not recover: %1").arg(QString::fromUtf8(e.what())));
-    m_dialogs.error(this, tr("Could not recover"), QString::fromUtf8(e.what()));
-    return false;
-  }
-  removeRecoveryFile();
-  autosaveNow();
-  m_viewport->fitToScene();
-  appendMessage(tr("Recovered the autosaved design%1; save it to keep it.")
-                    .arg(original.isEmpty() ? QString() : tr(" of %1").arg(original)));
-  return true;
+  return false;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -12,12 +12,14 @@
 
 #include "import_dialog.hpp"
 #include "object_ref.hpp"
+#include "recovery.hpp"
 
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QActionGroup;
@@ -183,6 +185,7 @@ class MainWindow : public QMainWindow {
   StudioDialogs m_dialogs;
   QString m_recoveryDirectory;
   bool m_askImportChoices = true;
+  std::unique_ptr<RecoverySlot> m_recovery;  ///< this window's recovery file
   Document* m_document = nullptr;
   Simulation* m_simulation = nullptr;
   ViewportWidget* m_viewport = nullptr;

@@ -5,6 +5,8 @@
 #include "joint_model.hpp"
 #include "world_impl.hpp"
 
+#include <articula/limits.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -122,7 +124,9 @@ void validateRuntimePolicy(const LoopClosureRuntimePolicy& p, const std::string&
   if (!(p.stiffness > 0.0) || !std::isfinite(p.stiffness)) bad("stiffness", p.stiffness, "a finite value > 0");
   if (!(p.damping >= 0.0) || !std::isfinite(p.damping)) bad("damping", p.damping, "a finite value >= 0");
   if (!(p.tolerance > 0.0) || !std::isfinite(p.tolerance)) bad("tolerance", p.tolerance, "a finite value > 0");
-  if (p.maxIterations < 1) bad("maxIterations", p.maxIterations, "at least 1");
+  if (p.maxIterations < 1 || p.maxIterations > kMaxSolverIterations) {
+    bad("maxIterations", p.maxIterations, "in [1, 100000]");
+  }
   if (p.kinematics != ClosureKinematicsPolicy::ResidualOnly && p.kinematics != ClosureKinematicsPolicy::Project) {
     throw InvalidArgument(where + ": unknown kinematics policy");
   }

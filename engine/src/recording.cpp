@@ -1,5 +1,6 @@
 // Recordings of runtime frames: blocks of a keyframe and byte differences,
 // a memory budget, restore with a layout check, branching, replay files.
+#include <articula/file_io.hpp>
 #include <articula/recording.hpp>
 
 #include <articula/world.hpp>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -507,6 +509,24 @@ constexpr std::uint32_t kVersion = 1;
 constexpr std::uint32_t kByteOrderMark = 0x01020304u;
 constexpr std::size_t kFileHeaderBytes = 24;
 
+// A checksum only proves that the file is what was written, not that what
+// was written makes sense: a frame with a non-finite number cannot be
+// restored into a world that steps. Names the first non-finite part.
+const char* nonFiniteIn(const RuntimeSnapshot& s) {
+  if (!std::isfinite(s.state.time)) return "time";
+  if (!s.state.positions.allFinite()) return "joint positions";
+  if (!s.state.velocities.allFinite()) return "joint velocities";
+  if (!s.state.forces.allFinite()) return "applied forces";
+  if (!s.state.externalWrenches.allFinite()) return "external wrenches";
+  for (const FreeFrameState& f : s.freeFrames) {
+    if (!f.relativeTransform.matrix().allFinite() || !f.relativeVelocity.allFinite() ||
+        !f.relativeAcceleration.allFinite()) {
+      return "frame motion";
+    }
+  }
+  return nullptr;
+}
+
 class FileWriter {
  public:
   template <class T>
@@ -602,34 +622,23 @@ std::vector<unsigned char> Recording::toBytes() const {
 
 void Recording::save(const std::filesystem::path& file) const {
   const std::vector<unsigned char> bytes = toBytes();
-  const std::string name = file.string();
-  std::filesystem::path tmp = file;
-  tmp += ".part";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw ReplayFileError(name + ": cannot be written (cannot create " + tmp.string() + ")");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw ReplayFileError(name + ": error while writing (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw ReplayFileError(name + ": cannot be written (" + ec.message() + ")");
+  try {
+    writeFileAtomically(file, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const FileAccessError& e) {
+    throw ReplayFileError(e.what());
   }
 }
 
 Recording Recording::load(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ReplayFileError(name + ": cannot be opened");
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw ReplayFileError(name + ": read error");
+  std::string text;
+  try {
+    text = readInputFile(file, kMaxReplayFileBytes, "a replay file");
+  } catch (const FileAccessError& e) {
+    throw ReplayFileError(e.what());
+  }
+  const std::vector<unsigned char> bytes(text.begin(), text.end());
+  text = std::string();
   return fromBytes(bytes, name);
 }
 
@@ -675,6 +684,7 @@ Recording Recording::fromBytes(const std::vector<unsigned char>& bytes, const st
   }
   I.hasLayout = true;
   I.timeStep = r.get<double>("the time step");
+  if (!(I.timeStep > 0.0) || !std::isfinite(I.timeStep)) r.fail("the time step is not a positive finite number");
   RecordingOptions& o = I.options;
   o.every = r.get<std::uint64_t>("the options");
   o.budgetBytes = static_cast<std::size_t>(r.get<std::uint64_t>("the options"));
@@ -737,6 +747,9 @@ Recording Recording::fromBytes(const std::vector<unsigned char>& bytes, const st
       const RuntimeSnapshot s = detail::decodeRuntimeFrame(raw.data(), raw.size());
       if (s.state.frameIndex != e.step || !(s.state.time == e.time)) {
         r.fail("frame " + std::to_string(i) + " does not match its index entry");
+      }
+      if (const char* what = nonFiniteIn(s)) {
+        r.fail("frame " + std::to_string(i) + " (step " + std::to_string(e.step) + ") holds non-finite " + what);
       }
     } catch (const InvalidArgument& ex) {
       r.fail("frame " + std::to_string(i) + ": " + ex.what());

@@ -140,17 +140,37 @@ void validateGeometry(const Geometry& g, const std::string& where) {
           }
         }
       } else {
-        // A hull needs volume: not all points on one plane.
+        // A hull needs volume: not all points on one plane. Linear in the
+        // vertex count (the first step of quickhull): the point farthest
+        // from p0, then the one farthest from that line, then the one
+        // farthest from that plane. If even the farthest lies on the plane
+        // (relative to the extent), every point does.
         const Vector3d& p0 = g.vertices[0];
+        std::size_t i1 = 0;
         double extent = 0.0;
-        for (const auto& p : g.vertices) extent = std::max(extent, (p - p0).norm());
+        for (std::size_t i = 0; i < g.vertices.size(); ++i) {
+          const double d = (g.vertices[i] - p0).norm();
+          if (d > extent) {
+            extent = d;
+            i1 = i;
+          }
+        }
+        const Vector3d e1 = g.vertices[i1] - p0;
+        Vector3d normal = Vector3d::Zero();
+        for (const auto& p : g.vertices) {
+          const Vector3d n = e1.cross(p - p0);
+          if (n.squaredNorm() > normal.squaredNorm()) normal = n;
+        }
         bool solid = false;
-        for (std::size_t i = 1; i < g.vertices.size() && !solid; ++i)
-          for (std::size_t j = i + 1; j < g.vertices.size() && !solid; ++j)
-            for (std::size_t k = j + 1; k < g.vertices.size() && !solid; ++k) {
-              const double vol = std::abs((g.vertices[i] - p0).cross(g.vertices[j] - p0).dot(g.vertices[k] - p0));
-              solid = vol > 1e-12 * extent * extent * extent;
+        if (extent > 0.0 && normal.norm() > 1e-12 * extent * extent) {
+          const Vector3d unit = normal.normalized();
+          for (const auto& p : g.vertices) {
+            if (std::abs(unit.dot(p - p0)) > 1e-9 * extent) {
+              solid = true;
+              break;
             }
+          }
+        }
         if (!solid) throw InvalidArgument(where + ": the convex mesh vertices are coplanar (the hull has no volume)");
       }
       break;

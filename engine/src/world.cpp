@@ -3,9 +3,11 @@
 #include "world_impl.hpp"
 
 #include <articula/conventions.hpp>
+#include <articula/limits.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace articula {
 
@@ -27,6 +29,12 @@ void World::setOptions(const WorldOptions& options) {
     throw InvalidArgument("time step must be a positive finite number of seconds (got " +
                           std::to_string(options.timeStep) + ")");
   }
+  if (options.timeStep < kMinTimeStep || options.timeStep > kMaxTimeStep) {
+    std::ostringstream os;
+    os << "time step " << options.timeStep << " s is outside [" << kMinTimeStep << ", " << kMaxTimeStep
+       << "] s: no step that short or that long makes progress";
+    throw InvalidArgument(os.str());
+  }
   if (!options.gravity.allFinite()) throw InvalidArgument("gravity must be finite");
   const auto& s = options.solver;
   if (s.method != "projected-gauss-seidel" && s.method != "direct-pivoting") {
@@ -36,10 +44,13 @@ void World::setOptions(const WorldOptions& options) {
   auto check = [](bool ok, const std::string& what) {
     if (!ok) throw InvalidArgument("constraint solver option " + what);
   };
-  check(s.maxIterations >= 1, "maxIterations must be ≥ 1 (got " + std::to_string(s.maxIterations) + ")");
+  check(s.maxIterations >= 1 && s.maxIterations <= kMaxSolverIterations,
+        "maxIterations must be in [1, " + std::to_string(kMaxSolverIterations) + "] (got " +
+            std::to_string(s.maxIterations) + ")");
   check(s.tolerance >= 0.0 && std::isfinite(s.tolerance), "tolerance must be finite and ≥ 0");
-  check(s.frictionDirections >= 4 && s.frictionDirections % 2 == 0,
-        "frictionDirections must be even and ≥ 4 (got " + std::to_string(s.frictionDirections) + ")");
+  check(s.frictionDirections >= 4 && s.frictionDirections <= kMaxFrictionDirections && s.frictionDirections % 2 == 0,
+        "frictionDirections must be even and in [4, " + std::to_string(kMaxFrictionDirections) + "] (got " +
+            std::to_string(s.frictionDirections) + ")");
   check(s.restitutionThreshold >= 0.0 && std::isfinite(s.restitutionThreshold),
         "restitutionThreshold must be finite and ≥ 0");
   check(s.errorReduction >= 0.0 && s.errorReduction <= 1.0, "errorReduction must be in [0, 1]");

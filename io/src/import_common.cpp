@@ -1,4 +1,5 @@
 #include "import_common.hpp"
+#include "input_guard.hpp"
 
 #include <LinearMath/btConvexHullComputer.h>
 #include <assimp/config.h>
@@ -100,7 +101,7 @@ std::optional<fs::path> ResourceResolver::resolve(const std::string& uri, std::s
     p = uri;
   }
   if (p.is_relative()) p = m_base / p;
-  if (!isFile(p)) return fail("file '" + p.string() + "' does not exist");
+  if (!isFile(p)) return fail(missingFileReason(p));
   return p;
 }
 
@@ -118,6 +119,7 @@ std::mutex g_cacheMutex;
 std::map<std::string, CacheEntry> g_cache;
 
 std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
+  checkMeshFile(file);
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);

@@ -1,5 +1,6 @@
 // importFile: the reader chosen by extension (or, for .xml, by the root element).
 #include "import_common.hpp"
+#include "input_guard.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -20,8 +21,7 @@ std::string lowerExtension(const fs::path& file) {
 
 // The first element name of an XML file ("robot", "sdf", "articula"), or empty.
 std::string rootElementName(const fs::path& file) {
-  std::ifstream in(file);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = detail::readTextInput(file);
   std::size_t i = 0;
   while ((i = text.find('<', i)) != std::string::npos) {
     if (i + 1 < text.size() && (text[i + 1] == '?' || text[i + 1] == '!')) {

@@ -1,7 +1,9 @@
 // Reads the native scene format (see scene_file.hpp, docs/scene-format.md).
 #include "import_common.hpp"
+#include "input_guard.hpp"
 #include "scene_common.hpp"
 
+#include <articula/io/load_checks.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <tinyxml2.h>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -51,6 +54,7 @@ class Reader {
     }
     if (version < 1) throw ImportError(m_source, root->GetLineNum(), "format version must be at least 1");
     for (const XMLElement* e = root->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+      m_readElements.insert(e);
       const std::string name = e->Name();
       try {
         if (name == "options") {
@@ -81,7 +85,12 @@ class Reader {
         fail(e, err.what());
       }
     }
+    checkEverythingRead(root);
     applyState();
+    for (const ImmovableLink& link : findImmovableLinks(m_world)) {
+      const auto line = m_linkLines.find(link.link);
+      throw ImportError(m_source, line == m_linkLines.end() ? 0 : line->second, link.problem);
+    }
   }
 
  private:
@@ -89,20 +98,52 @@ class Reader {
     throw ImportError(m_source, e ? e->GetLineNum() : 0, problem);
   }
 
+  // Every attribute and element the reader consults is marked; whatever is
+  // left unmarked at the end is unknown (a misspelling) or unused, and an
+  // error (docs/scene-format.md).
+  const char* attribute(const XMLElement* e, const char* attr) const {
+    m_readAttributes.emplace(e, attr);
+    return e->Attribute(attr);
+  }
+
+  bool has(const XMLElement* e, const char* attr) const { return attribute(e, attr) != nullptr; }
+
+  const XMLElement* child(const XMLElement* e, const char* name) const {
+    const XMLElement* c = e->FirstChildElement(name);
+    if (c != nullptr) m_readElements.insert(c);
+    return c;
+  }
+
+  void checkEverythingRead(const XMLElement* e) const {
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a != nullptr; a = a->Next()) {
+      if (m_readAttributes.count({e, a->Name()}) == 0) {
+        fail(e, std::string("unknown attribute '") + a->Name() + "' on <" + e->Name() +
+                    "> (misspelt, or not used by this element)");
+      }
+    }
+    for (const XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+      if (m_readElements.count(c) == 0) {
+        fail(c, std::string("unknown element <") + c->Name() + "> in <" + e->Name() +
+                    "> (misspelt, repeated, or not used by this element)");
+      }
+      checkEverythingRead(c);
+    }
+  }
+
   const char* text(const XMLElement* e, const char* attr) const {
-    const char* value = e->Attribute(attr);
+    const char* value = attribute(e, attr);
     if (value == nullptr) fail(e, std::string("<") + e->Name() + "> needs the attribute '" + attr + "'");
     return value;
   }
 
   std::string optionalText(const XMLElement* e, const char* attr) const {
-    const char* value = e->Attribute(attr);
+    const char* value = attribute(e, attr);
     return value ? value : "";
   }
 
   std::vector<double> numbers(const XMLElement* e, const char* attr, int expected = -1, bool required = true) const {
     std::vector<double> out;
-    const char* value = e->Attribute(attr);
+    const char* value = attribute(e, attr);
     if (value == nullptr) {
       if (required) fail(e, std::string("<") + e->Name() + "> needs the attribute '" + attr + "'");
       return out;
@@ -142,6 +183,7 @@ class Reader {
 
   int integer(const XMLElement* e, const char* attr) const {
     int value = 0;
+    m_readAttributes.emplace(e, attr);
     if (e->QueryIntAttribute(attr, &value) != tinyxml2::XML_SUCCESS) {
       fail(e, std::string("attribute '") + attr + "' must be an integer");
     }
@@ -150,6 +192,7 @@ class Reader {
 
   bool boolean(const XMLElement* e, const char* attr) const {
     bool value = false;
+    m_readAttributes.emplace(e, attr);
     if (e->QueryBoolAttribute(attr, &value) != tinyxml2::XML_SUCCESS) {
       fail(e, std::string("attribute '") + attr + "' must be true or false");
     }
@@ -175,7 +218,7 @@ class Reader {
   }
 
   const XMLElement* required(const XMLElement* e, const char* name) const {
-    const XMLElement* c = e->FirstChildElement(name);
+    const XMLElement* c = child(e, name);
     if (c == nullptr) fail(e, std::string("<") + e->Name() + "> needs a <" + name + "> element");
     return c;
   }
@@ -212,7 +255,7 @@ class Reader {
     o.timeStep = number(e, "time_step");
     o.integrator = choose<Integrator>(
         e, "integrator", {{"semi-implicit-euler", Integrator::SemiImplicitEuler}, {"rk4", Integrator::RungeKutta4}});
-    if (const XMLElement* s = e->FirstChildElement("solver")) {
+    if (const XMLElement* s = child(e, "solver")) {
       ConstraintSolverOptions& so = o.solver;
       so.method = text(s, "method");
       so.maxIterations = integer(s, "max_iterations");
@@ -233,7 +276,7 @@ class Reader {
   }
 
   void rememberState(const XMLElement* parent, const std::string& owner, const std::string& joint) {
-    const XMLElement* s = parent->FirstChildElement("state");
+    const XMLElement* s = child(parent, "state");
     if (s == nullptr) return;
     m_states.push_back({owner, joint, vectorX(s, "q"), vectorX(s, "v"), vectorX(s, "tau"), s->GetLineNum()});
   }
@@ -260,8 +303,8 @@ class Reader {
     }
     if (!known) fail(e, "unknown joint type '" + type + "'");
     js.axis = vector3(e, "axis");
-    if (e->Attribute("axis2") != nullptr) js.axis2 = vector3(e, "axis2");
-    const std::string order = e->Attribute("euler_order") != nullptr ? text(e, "euler_order") : "xyz";
+    if (has(e, "axis2")) js.axis2 = vector3(e, "axis2");
+    const std::string order = has(e, "euler_order") ? text(e, "euler_order") : "xyz";
     known = false;
     for (const auto o : {EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ, EulerOrder::XZY, EulerOrder::YXZ,
                          EulerOrder::YZX, EulerOrder::ZXY}) {
@@ -271,7 +314,7 @@ class Reader {
       }
     }
     if (!known) fail(e, "unknown euler_order '" + order + "'");
-    if (e->Attribute("pitch") != nullptr) js.pitch = number(e, "pitch");
+    if (has(e, "pitch")) js.pitch = number(e, "pitch");
     js.positionLowerLimits = vectorX(e, "lower");
     js.positionUpperLimits = vectorX(e, "upper");
     js.velocityLimits = vectorX(e, "velocity_limit");
@@ -288,9 +331,10 @@ class Reader {
 
   void readMultibody(const XMLElement* e) {
     Multibody mb = m_world.addMultibody(text(e, "name"));
-    if (e->Attribute("self_collision") != nullptr) mb.setSelfCollision(boolean(e, "self_collision"));
+    if (has(e, "self_collision")) mb.setSelfCollision(boolean(e, "self_collision"));
     std::map<std::string, Link> links;
     for (const XMLElement* l = e->FirstChildElement(); l != nullptr; l = l->NextSiblingElement()) {
+      m_readElements.insert(l);
       if (std::string(l->Name()) != "link") fail(l, "unknown element <" + std::string(l->Name()) + "> in <multibody>");
       try {
         LinkOptions lo;
@@ -307,6 +351,7 @@ class Reader {
           link = mb.addLink(lo, it->second, js);
         }
         links[lo.name] = link;
+        m_linkLines[link.name()] = l->GetLineNum();
         rememberState(l, mb.name(), js.name);
       } catch (const ImportError&) {
         throw;
@@ -342,11 +387,11 @@ class Reader {
     if (type == "capsule") return Geometry::capsule(number(e, "radius"), number(e, "length"));
     if (type == "cylinder") return Geometry::cylinder(number(e, "radius"), number(e, "length"));
     if (type == "plane") return Geometry::plane();
-    if ((type == "convex_mesh" || type == "triangle_mesh") && e->Attribute("file") != nullptr) {
+    if ((type == "convex_mesh" || type == "triangle_mesh") && has(e, "file")) {
       std::filesystem::path file = text(e, "file");
       if (file.is_relative()) file = m_base / file;
-      const Vector3d scale = e->Attribute("scale") != nullptr ? vector3(e, "scale") : Vector3d::Ones();
-      if (!std::filesystem::is_regular_file(file)) fail(e, "mesh file '" + file.string() + "' does not exist");
+      const Vector3d scale = has(e, "scale") ? vector3(e, "scale") : Vector3d::Ones();
+      if (!std::filesystem::exists(file)) fail(e, "mesh file '" + file.string() + "' does not exist");
       try {
         return detail::meshGeometry(file, scale, type == "convex_mesh");
       } catch (const Error& err) {
@@ -397,7 +442,7 @@ class Reader {
 
   LoopClosureRuntimePolicy policy(const XMLElement* parent) const {
     LoopClosureRuntimePolicy p;
-    const XMLElement* e = parent->FirstChildElement("policy");
+    const XMLElement* e = child(parent, "policy");
     if (e == nullptr) return p;
     p.enabled = boolean(e, "enabled");
     p.kinematics = choose<ClosureKinematicsPolicy>(
@@ -504,6 +549,23 @@ class Reader {
       check(s.q, seg->numPositions, "q");
       check(s.v, seg->numDofs, "v");
       check(s.tau, seg->numDofs, "tau");
+      // A state no step can repair is refused here, with its line, rather
+      // than as a divergence at the first step.
+      if (!s.q.allFinite() || !s.v.allFinite() || !s.tau.allFinite()) {
+        throw ImportError(
+            m_source, s.line,
+            "<state> of '" + s.owner + (s.joint.empty() ? "" : "/" + s.joint) + "' holds a non-finite number");
+      }
+      if (seg->type == JointType::Ball || seg->type == JointType::Free) {
+        const Eigen::Index at = seg->type == JointType::Free ? 3 : 0;
+        const double norm = s.q.segment(at, 4).norm();
+        if (!(norm > 1e-6)) {
+          throw ImportError(m_source, s.line,
+                            "<state> of '" + s.owner + (s.joint.empty() ? "" : "/" + s.joint) +
+                                "': the orientation quaternion [x y z w] has length " + formatNumber(norm) +
+                                "; it must be a unit quaternion (w = 1 for no rotation)");
+        }
+      }
       state.positions.segment(seg->positionOffset, seg->numPositions) = s.q;
       state.velocities.segment(seg->velocityOffset, seg->numDofs) = s.v;
       state.forces.segment(seg->velocityOffset, seg->numDofs) = s.tau;
@@ -522,6 +584,9 @@ class Reader {
   std::filesystem::path m_base;
   std::vector<StateEntry> m_states;
   std::optional<SceneRecording> m_recording;
+  mutable std::set<std::pair<const XMLElement*, std::string>> m_readAttributes;  ///< attributes consulted
+  mutable std::set<const XMLElement*> m_readElements;                            ///< elements consulted
+  std::map<std::string, int> m_linkLines;                                        ///< line of each link (full name)
 };
 
 }  // namespace
@@ -542,11 +607,7 @@ std::optional<SceneRecording> loadSceneFromString(World& world, const std::strin
 }
 
 std::optional<SceneRecording> loadScene(World& world, const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return loadSceneFromString(world, text.str(), file.string(), file.parent_path());
+  return loadSceneFromString(world, detail::readTextInput(file), file.string(), file.parent_path());
 }
 
 }  // namespace articula::io

@@ -1,6 +1,7 @@
 // Writes the native scene format (see scene_file.hpp, docs/scene-format.md).
 #include "scene_common.hpp"
 
+#include <articula/file_io.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <tinyxml2.h>
@@ -315,10 +316,11 @@ void saveScene(const World& world, const std::filesystem::path& file, const std:
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
   const std::string text = sceneToString(world, ec ? file.parent_path() : folder, recording);
-  std::ofstream out(file, std::ios::binary);
-  if (!out) throw ImportError(file.string(), 0, "cannot open the file for writing");
-  out << text;
-  if (!out) throw ImportError(file.string(), 0, "writing failed (disk full?)");
+  try {
+    writeFileAtomically(file, text);
+  } catch (const FileAccessError& e) {
+    throw ImportError(file.string(), 0, e.problem());
+  }
 }
 
 }  // namespace articula::io

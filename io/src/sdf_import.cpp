@@ -32,6 +32,7 @@
 // also swaps its two axes and coordinates), so that its coordinates equal
 // the SDF joint's.
 #include "import_common.hpp"
+#include "input_guard.hpp"
 
 #include <tinyxml2.h>
 #include <sdf/Box.hh>
@@ -217,6 +218,7 @@ class SdfImporter {
       throw ImportError(m_source, top ? top->GetLineNum() : 0, "expected the root element <sdf version=\"...\">");
     }
     m_sdfName = file ? file->string() : kSdfStringName;
+    detail::checkSdfIncludes(m_source, m_resolver.baseDirectory(), text, m_options);
     // Joints written in the SDF 1.0–1.2 way are rewritten; sdformat then
     // reads the rewritten text (relative includes still resolve through
     // the package path and the file's folder).
@@ -1384,9 +1386,7 @@ class SdfImporter {
 
 ImportReport importSdf(World& world, const fs::path& file, const ImportOptions& options) {
   return detail::guardedImport(world, file.string(), [&] {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw ImportError(file.string(), 0, "cannot open the file");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = detail::readTextInput(file);
     SdfImporter importer(world, file.string(), file.parent_path(), options);
     return importer.run(text, &file);
   });

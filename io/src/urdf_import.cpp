@@ -2,6 +2,7 @@
 // that close loops and checks every number with its line; the cut joints and
 // <loop_joint> elements are removed and the remaining tree is read by urdfdom.
 #include "import_common.hpp"
+#include "input_guard.hpp"
 #include "urdf_graph.hpp"
 
 #include <console_bridge/console.h>
@@ -751,12 +752,7 @@ ImportReport importUrdfFromString(World& world, const std::string& text, const s
 }
 
 ImportReport importUrdf(World& world, const fs::path& file, const ImportOptions& options) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ImportError(file.string(), 0, "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ImportError(file.string(), 0, "cannot read the file");
-  return importUrdfFromString(world, text.str(), file.string(), file.parent_path(), options);
+  return importUrdfFromString(world, detail::readTextInput(file), file.string(), file.parent_path(), options);
 }
 
 }  // namespace articula::io

@@ -619,10 +619,11 @@ class TestRunnerCli : public QObject {
     const QString text = tmp(QStringLiteral("text.replay"));
     QVERIFY(writeFile(text, "t,q:crank_joint\n0,-1\n"));
 
-    const QList<QPair<QString, QString>> cases = {{truncated, QStringLiteral("truncated")},
-                                                  {flipped, QStringLiteral("corrupted")},
-                                                  {text, QStringLiteral("not an Articula replay file")},
-                                                  {tmp(QStringLiteral("absent.replay")), QStringLiteral("opened")}};
+    const QList<QPair<QString, QString>> cases = {
+        {truncated, QStringLiteral("truncated")},
+        {flipped, QStringLiteral("corrupted")},
+        {text, QStringLiteral("not an Articula replay file")},
+        {tmp(QStringLiteral("absent.replay")), QStringLiteral("no such file")}};
     for (const auto& [file, problem] : cases) {
       for (const QStringList& extra :
            {QStringList(), QStringList{"--csv", tmp(QStringLiteral("damaged.csv"))}, QStringList{"--frame", "3"}}) {

@@ -1,12 +1,16 @@
 #include <articula/viewer/image.hpp>
 
+#include <articula/file_io.hpp>
 #include <osg/Image>
+
 #include <osgDB/ReadFile>
+#include <osgDB/Registry>
 #include <osgDB/WriteFile>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 namespace articula::viewer {
 
@@ -43,23 +47,27 @@ void savePng(const Image& image, const std::filesystem::path& file) {
     std::memcpy(img->data(0, image.height - 1 - y), image.rgba.data() + static_cast<std::size_t>(y) * rowBytes,
                 rowBytes);
   }
-  // Written next to the file, then renamed; the extension stays last
-  // because it chooses the writer.
-  std::filesystem::path tmp = file;
-  tmp.replace_filename(file.stem().string() + ".part" + file.extension().string());
-  if (!osgDB::writeImageFile(*img, tmp.string())) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw ViewerError(file.string() +
-                      ": cannot write the image (is the folder writable? is the OpenSceneGraph png plugin installed?)");
+  // Encoded in memory, then written atomically (file_io.hpp): a failed
+  // write leaves the previous image, and a device or FIFO is refused.
+  osgDB::ReaderWriter* png = osgDB::Registry::instance()->getReaderWriterForExtension("png");
+  if (png == nullptr)
+    throw ViewerError(file.string() + ": cannot write the image (the OpenSceneGraph png plugin is missing)");
+  std::ostringstream encoded;
+  const osgDB::ReaderWriter::WriteResult result = png->writeImage(*img, encoded);
+  if (!result.success()) throw ViewerError(file.string() + ": cannot encode the image as PNG: " + result.message());
+  try {
+    writeFileAtomically(file, encoded.str());
+  } catch (const FileAccessError& e) {
+    throw ViewerError(e.what());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) throw ViewerError(file.string() + ": cannot write the image: " + ec.message());
 }
 
 Image loadImage(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) throw ViewerError(file.string() + ": no such file");
+  try {
+    checkInputFile(file, std::uint64_t{256} << 20, "an image file");
+  } catch (const FileAccessError& e) {
+    throw ViewerError(e.what());
+  }
   osg::ref_ptr<osg::Image> img = osgDB::readImageFile(file.string());
   if (!img || img->s() <= 0 || img->t() <= 0) throw ViewerError(file.string() + ": not an image this build can read");
   Image out;

@@ -26,8 +26,10 @@
 
 #include <QAction>
 #include <QDialog>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -40,6 +42,8 @@
 #include <QTreeView>
 #include <QUndoStack>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -628,6 +632,46 @@ class MainWindowTest : public QObject {
              qPrintable(QString("red %1 blue %2 green %3").arg(red).arg(blue).arg(green)));
   }
 
+  // --screenshot with a file that cannot be opened never waits for a
+  // dialog: the error goes to stderr and the exit code is 2.
+  void screenshotOfABadFileExitsWithTwo_data() {
+    QTest::addColumn<QString>("content");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("malformed") << "<articula version=\"1\"><options"
+                               << "malformed XML";
+    QTest::newRow("misspelt attribute") << "<articula version=\"1\"><options gravity=\"0 0 -9.81\" time_step=\"0.001\" "
+                                           "integrator=\"rk4\" stifness=\"1\"/></articula>"
+                                        << "unknown attribute 'stifness'";
+    QTest::newRow("FIFO") << QString() << "is a FIFO, not a file";
+  }
+
+  void screenshotOfABadFileExitsWithTwo() {
+    QFETCH(QString, content);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CONFIG_HOME", dir.path() + "/config");
+    env.insert("XDG_DATA_HOME", dir.path() + "/data");
+    const QString bad = dir.path() + "/bad.articula";
+    if (content.isEmpty()) {
+      QVERIFY(::mkfifo(bad.toLocal8Bit().constData(), 0644) == 0);
+    } else {
+      QFile f(bad);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(content.toUtf8());
+    }
+    const QString png = dir.path() + "/shot.png";
+    QElapsedTimer clock;
+    clock.start();
+    const test::RunResult run = test::runProgram(ARTICULA_STUDIO_EXE, {bad, "--screenshot", png}, env);
+    QVERIFY2(!run.crashed, qPrintable(run.err));
+    QVERIFY2(clock.elapsed() < 60000, "the studio waited");
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(expected), qPrintable(run.err));
+    QVERIFY(!QFileInfo::exists(png));
+  }
+
   // While simulating, Ctrl + left drag on a body pulls it toward the
   // cursor with a spring; releasing lets go.
   void ctrlDragPullsABody() {
@@ -766,6 +810,68 @@ class MainWindowTest : public QObject {
     answer_ = QMessageBox::Discard;
     QVERIFY(window_->close());
     QVERIFY(!QFileInfo::exists(window_->recoveryFile()));
+  }
+
+  // Each window autosaves to its own recovery file: a second window does
+  // not overwrite the first's, and a start after both were lost offers
+  // each of them.
+  void recoveryIsPerWindow() {
+    for (const QString& left : QDir(recoveryDir_.path()).entryList({"recovery*"}, QDir::Files)) {
+      QFile::remove(recoveryDir_.filePath(left));
+    }
+    const fs::path scene = kScenes / "four_bar.articula";
+    QVERIFY(window_->openFile(QString::fromStdString(scene.string())));
+    window_->findChild<QAction*>("actionCreateBody_sphere")->trigger();
+    const std::string first = window_->document()->sceneText();
+    window_->autosaveNow();
+
+    MainWindowOptions options;
+    options.recoveryDirectory = recoveryDir_.path();
+    stubDialogs(options.dialogs);
+    auto second = std::make_unique<MainWindow>(options);
+    second->findChild<QAction*>("actionNew")->trigger();
+    second->findChild<QAction*>("actionCreateBody_box")->trigger();
+    second->findChild<QAction*>("actionCreateBody_box")->trigger();
+    const std::string secondText = second->document()->sceneText();
+    second->autosaveNow();
+    QVERIFY(second->recoveryFile() != window_->recoveryFile());
+    QVERIFY(QFileInfo::exists(window_->recoveryFile()));
+    QVERIFY(QFileInfo::exists(second->recoveryFile()));
+    // A running window's file is not offered to another window.
+    asked_.clear();
+    answer_ = QMessageBox::No;
+    {
+      MainWindow third(options);
+      QVERIFY(!third.offerRecovery());
+      QCOMPARE(asked_.size(), 0);
+    }
+    // Both windows go away without closing (as in a crash).
+    second.reset();
+    window_.reset();
+
+    // The next start offers both; declining the first deletes it and
+    // offers the next, which is recovered.
+    openWindow();
+    if (QTest::currentTestFailed()) return;
+    asked_.clear();
+    int question = 0;
+    window_->dialogs().ask = [this, &question](QWidget*, const QString&, const QString& text,
+                                               QMessageBox::StandardButtons) {
+      asked_.push_back(text);
+      return ++question == 1 ? QMessageBox::No : QMessageBox::Yes;
+    };
+    const bool recovered = window_->offerRecovery();
+    stubDialogs(window_->dialogs());
+    QVERIFY(recovered);
+    QCOMPARE(asked_.size(), 2);
+    QVERIFY2(asked_.front().contains("1 of 2"), qPrintable(asked_.front()));
+    const std::string text = window_->document()->sceneText();
+    QVERIFY(text == first || text == secondText);
+    // Nothing is left to offer but this window's own autosave.
+    QCOMPARE(QDir(recoveryDir_.path()).entryList({"recovery*.articula"}, QDir::Files).size(), 1);
+    answer_ = QMessageBox::Discard;
+    QVERIFY(window_->close());
+    QCOMPARE(QDir(recoveryDir_.path()).entryList({"recovery*.articula"}, QDir::Files).size(), 0);
   }
 
  private:
