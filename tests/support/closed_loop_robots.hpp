@@ -190,10 +190,10 @@ inline Biped buildBiped(World& world, const BipedOptions& o = {}) {
       foot.geometry = Geometry::sphere(0.04);
       foot.pose = at(Vector3d(0.0, 0.0, -kShank));
       shank.addCollisionShape(foot);
-      CollisionShapeOptions knee;
-      knee.geometry = Geometry::sphere(0.05);
-      knee.pose = at(Vector3d(0.0, 0.0, -kThigh));
-      thigh.addCollisionShape(knee);
+      CollisionShapeOptions kneeShape;
+      kneeShape.geometry = Geometry::sphere(0.05);
+      kneeShape.pose = at(Vector3d(0.0, 0.0, -kThigh));
+      thigh.addCollisionShape(kneeShape);
     }
     b.thighs.push_back(thigh);
     b.shanks.push_back(shank);
