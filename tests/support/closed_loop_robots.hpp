@@ -6,7 +6,7 @@
 // Closed-loop biped on a floating base (24 DoF, four loops, 26 closure
 // rows). The pelvis hangs on a free joint; each leg has
 //   - a hip ball joint (damped) carrying the thigh (3 kg, 0.4 m),
-//   - a knee revolute about the pelvis y axis carrying the shank (2 kg,
+//   - a knee revolute about the thigh's y axis carrying the shank (2 kg,
 //     0.4 m), a leaf spring (stiffness and damping) at 0.4 rad of flexion,
 //   - a polycentric knee: two struts (0.3 kg, 0.14 m each) on leaf-spring
 //     revolutes from the front of the thigh, the second strut's end tied to
@@ -14,15 +14,17 @@
 //   - a slender rod (0.2 kg, 0.47 m) on a ball joint at the front of the
 //     pelvis, its end tied to the shank below the knee by a Point closure.
 //     The rod's inertia about its own axis is 1e-8 of its transverse
-//     inertia, so its spin is a nearly inertia-free degree of freedom that
-//     no closure row constrains.
+//     inertia (principal axes 1e-4 rad off the rod's line by default), so
+//     its spin is a nearly inertia-free degree of freedom that no closure
+//     row constrains.
 // Every closure is satisfied exactly at the zero configuration of the
 // joints (offsets computed from the geometry), with the pelvis at `origin`.
 //
 // Floating-base arm (12 DoF): a 6 kg base on a free joint carrying six
 // revolutes (z, y, y, x, y, z) with links from 2.5 kg down to a 0.1 kg
 // wrist (2e-5 kg·m²) and a slender 0.3 kg, 0.2 m tool rolling about its
-// own axis, whose inertia about that axis is 1e-8 of the transverse one.
+// own axis, whose inertia about that axis is 1e-8 of the transverse one
+// (principal axes 1e-4 rad off by default).
 
 #include <articula/articula.hpp>
 
