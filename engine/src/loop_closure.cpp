@@ -565,19 +565,21 @@ void WorldImpl::publishClosureImpulses(const ConstraintWorkspace& ws, double wei
 
 namespace {
 
-// J_row += sign · (Jacobian of dir·v(p) or dir·ω of `body`), world spatial
-// columns [ω; v at the world origin] of every DoF supporting the body.
-void addJacobianTerm(const Model& m, const Data& d, int body, bool angular, const Vector3d& dir, const Vector3d& p,
-                     double sign, const std::vector<int>& colOf, MatrixXd& J, int row) {
+// J_row += sign · (Jacobian of dir·v(p) or dir·ω of `body`) from the world
+// motion subspaces Sw (6 × local columns, [ω; v at the world origin]) of
+// every DoF supporting the body.
+void addJacobianTerm(const Model& m, int body, bool angular, const Vector3d& dir, const Vector3d& p, double sign,
+                     const std::vector<int>& colOf, const MatrixXd& Sw, MatrixXd& J, int row) {
   if (body < 0) return;
   const Vector3d mom = p.cross(dir);
   for (int b = body; b >= 0; b = m.body_parent[static_cast<std::size_t>(b)]) {
     const auto bi = static_cast<std::size_t>(b);
     const int va = m.jnt_vadr[bi];
     for (int k = 0; k < m.jnt_nv[bi]; ++k) {
-      const Vector6d col = d.X_WB[bi].actMotion(d.S.col(va + k));
-      const double value = angular ? dir.dot(col.head<3>()) : dir.dot(col.tail<3>()) + mom.dot(col.head<3>());
-      J(row, colOf[static_cast<std::size_t>(va + k)]) += sign * value;
+      const int col = colOf[static_cast<std::size_t>(va + k)];
+      const auto s = Sw.col(col);
+      const double value = angular ? dir.dot(s.head<3>()) : dir.dot(s.tail<3>()) + mom.dot(s.head<3>());
+      J(row, col) += sign * value;
     }
   }
 }
@@ -717,7 +719,16 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
     // `runKinematics` false: the caches already hold qq's kinematics.
     auto evaluate = [&](const VectorXd& qq, VectorXd& r, bool jacobian, bool runKinematics = true) {
       if (runKinematics) kinematics(qq);
-      if (jacobian) S.J.setZero();
+      if (jacobian) {
+        S.J.setZero();
+        // World motion subspaces of the mechanism's DoFs, once per Jacobian.
+        S.Sw.resize(6, n);
+        for (int k = 0; k < n; ++k) {
+          const int dof = P.columns[static_cast<std::size_t>(k)];
+          const auto bi = static_cast<std::size_t>(model.dof_body[static_cast<std::size_t>(dof)]);
+          S.Sw.col(k) = data.X_WB[bi].actMotion(data.S.col(dof));
+        }
+      }
       int row = 0;
       for (const auto& it : P.items) {
         if (it.component != comp) continue;
@@ -742,8 +753,8 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
           const ClosureRow& cr = rows[static_cast<std::size_t>(i)];
           r[row] = cr.residual;
           if (!jacobian) continue;
-          addJacobianTerm(model, data, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.colOf, S.J, row);
-          addJacobianTerm(model, data, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.colOf, S.J, row);
+          addJacobianTerm(model, b.body, cr.angular, cr.dir, cr.pB, 1.0, P.colOf, S.Sw, S.J, row);
+          addJacobianTerm(model, a.body, cr.angular, cr.dir, cr.pA, -1.0, P.colOf, S.Sw, S.J, row);
         }
       }
     };
@@ -849,8 +860,11 @@ ClosureProjectionResult WorldImpl::project(const ClosureProjectionOptions& opts,
                 P.qTrial.segment(model.owner_qadr[oo], model.owner_nq[oo]);
           }
           mu = std::max(0.1 * mu, 1e-14 * scale);
-          evaluate(q, S.r, true);
-          norm = S.r.norm();
+          // The caches hold the trial's kinematics; the Jacobian only when
+          // another iteration (or the velocity projection) needs it.
+          S.r = S.rTrial;
+          norm = trial;
+          if ((norm > tolerance && iterations < maxIterations) || opts.projectVelocities) evaluate(q, S.r, true, false);
         } else {
           // Rejected: r and J at q are unchanged; retry with more damping.
           mu = std::max(10.0 * mu, 1e-8 * scale);

@@ -483,8 +483,8 @@ void Link::setInertia(const Inertia& inertia) {
   auto& m = w.model;
   m.body_mass[b] = inertia.mass;
   m.body_com[b] = inertia.com;
-  m.body_inertiaCom[b] = inertia.rotational;
-  m.body_inertia[b] = detail::spatialInertia(inertia.mass, inertia.com, inertia.rotational);
+  m.body_inertiaCom[b] = detail::conditionedRotationalInertia(inertia.rotational);
+  m.body_inertia[b] = detail::spatialInertia(inertia.mass, inertia.com, m.body_inertiaCom[b]);
   w.touchAccelerations();
 }
 

@@ -34,8 +34,8 @@ void RigidBody::setInertia(const Inertia& inertia) {
   auto& m = a.w.model;
   m.body_mass[a.body] = inertia.mass;
   m.body_com[a.body] = inertia.com;
-  m.body_inertiaCom[a.body] = inertia.rotational;
-  m.body_inertia[a.body] = detail::spatialInertia(inertia.mass, inertia.com, inertia.rotational);
+  m.body_inertiaCom[a.body] = detail::conditionedRotationalInertia(inertia.rotational);
+  m.body_inertia[a.body] = detail::spatialInertia(inertia.mass, inertia.com, m.body_inertiaCom[a.body]);
   a.w.touchAccelerations();
 }
 

@@ -1,8 +1,21 @@
 #include "spatial.hpp"
 
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
 #include <cmath>
 
 namespace articula::detail {
+
+Matrix3d conditionedRotationalInertia(const Matrix3d& Ic) {
+  const Eigen::SelfAdjointEigenSolver<Matrix3d> es(0.5 * (Ic + Ic.transpose()));
+  if (es.info() != Eigen::Success) return Ic;
+  const Vector3d moments = es.eigenvalues();  // ascending
+  const double bound = kMinPrincipalInertiaRatio * moments[2];
+  if (!(moments[2] > 0.0) || moments[0] >= bound) return Ic;
+  const Vector3d raised = moments.cwiseMax(bound);
+  return es.eigenvectors() * raised.asDiagonal() * es.eigenvectors().transpose();
+}
 
 Matrix3d expSO3(const Vector3d& w) {
   const double t2 = w.squaredNorm();

@@ -88,6 +88,20 @@ inline Vector6d crossForce(const Vector6d& v, const Vector6d& f) {
   return r;
 }
 
+// Smallest principal moment of inertia the dynamics uses, relative to the
+// body's largest (docs/loop-closures.md, "Nearly inertia-free rotations").
+inline constexpr double kMinPrincipalInertiaRatio = 1e-4;
+
+// The rotational inertia the dynamics uses for Ic: Ic itself when every
+// principal moment is at least kMinPrincipalInertiaRatio times the largest
+// (bit for bit), otherwise Ic with the smaller moments raised to that
+// bound about the same principal axes. A rotation with a principal moment
+// 1e-8 of the others (a slender rod about its own axis) has a time scale
+// far below any usable step; coupled to the other axes through products of
+// inertia (principal axes slightly off the joint axis) its explicitly
+// integrated velocity-product terms grow without bound.
+Matrix3d conditionedRotationalInertia(const Matrix3d& Ic);
+
 // Spatial inertia of a rigid body about the frame origin, from mass m, COM c
 // and rotational inertia Ic about the COM (Featherstone eq. 2.63).
 inline Matrix6d spatialInertia(double m, const Vector3d& c, const Matrix3d& Ic) {

@@ -358,8 +358,9 @@ void WorldImpl::compile() {
     m.body_slot.push_back(slot);
     m.body_mass.push_back(in.mass);
     m.body_com.push_back(in.com);
-    m.body_inertiaCom.push_back(in.rotational);
-    m.body_inertia.push_back(spatialInertia(in.mass, in.com, in.rotational));
+    const Matrix3d rotational = conditionedRotationalInertia(in.rotational);
+    m.body_inertiaCom.push_back(rotational);
+    m.body_inertia.push_back(spatialInertia(in.mass, in.com, rotational));
     m.jnt_type.push_back(js.type);
     const int nq = numPositions(js.type);
     const int nv = numDofs(js.type);
