@@ -1,7 +1,6 @@
 #include "import_report_view.hpp"
 
 #include <QHeaderView>
-#include <QRegularExpression>
 
 #include <functional>
 #include <map>
@@ -41,18 +40,7 @@ ReportGroup groupEntries(const std::vector<io::ReportEntry>& entries, const QStr
 }  // namespace
 
 QString reportEntryKind(const std::string& message) {
-  const QString m = QString::fromStdString(message).trimmed();
-  if (m.startsWith('<')) {
-    static const QRegularExpression tag(QStringLiteral("^<(/?[A-Za-z_][\\w:.-]*)"));
-    const QRegularExpressionMatch match = tag.match(m);
-    if (match.hasMatch()) return "<" + match.captured(1) + ">";
-  }
-  QString k = m;
-  static const QRegularExpression quoted(QStringLiteral("'[^']*'|\"[^\"]*\""));
-  static const QRegularExpression number(QStringLiteral("[-+]?\\b\\d+(\\.\\d+)?([eE][-+]?\\d+)?\\b"));
-  k.replace(quoted, QStringLiteral("'…'"));
-  k.replace(number, QStringLiteral("N"));
-  return k;
+  return QString::fromStdString(io::reportEntryKind(message));
 }
 
 std::vector<ReportGroup> groupReport(const io::ImportReport& report) {

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <sstream>
 #include <system_error>
 
@@ -410,7 +411,9 @@ void addGround(World& world, const ImportOptions& options, const std::string& gr
   if (!options.placeOnGround) return;
   for (const Multibody& mb : world.getMultibodies()) {
     const std::optional<Link> root = mb.getRootLink();
-    if (!root || root->getParentJoint().type() != JointType::Free) continue;
+    if (!root) continue;
+    const JointType type = root->getParentJoint().type();
+    if (type != JointType::Free && type != JointType::Weld) continue;
     double lowest = std::numeric_limits<double>::infinity();
     for (const Link& link : mb.getLinks()) {
       for (const Shape& shape : link.getCollisionShapes()) {
@@ -418,10 +421,21 @@ void addGround(World& world, const ImportOptions& options, const std::string& gr
       }
     }
     if (!std::isfinite(lowest)) continue;
-    Joint free = root->getParentJoint();
-    VectorXd q = free.getPositions();
-    q[2] += options.groundHeight - lowest;  // free-joint q = [p (parent frame), quaternion]
-    free.setPositions(q);
+    Joint rootJoint = root->getParentJoint();
+    const double rise = options.groundHeight - lowest;
+    if (type == JointType::Free) {
+      // Set down (or lifted) onto the ground: free-joint q = [p, quaternion].
+      VectorXd q = rootJoint.getPositions();
+      q[2] += rise;
+      rootJoint.setPositions(q);
+    } else if (rise > 0.0) {
+      // A welded robot that reaches through the ground (legs of a humanoid
+      // welded at the origin) is lifted until it stands on it; one that is
+      // above the ground stays where the file mounts it.
+      JointSpec spec = rootJoint.getSpec();
+      spec.parentOffset.translation().z() += rise;
+      rootJoint.setSpec(spec);
+    }
   }
 }
 
@@ -585,19 +599,23 @@ std::string ImportReport::toText() const {
   return os.str();
 }
 
+std::string reportEntryKind(const std::string& message) {
+  static const std::regex leadingTag(R"(^\s*<(/?[A-Za-z_][\w:.-]*))");
+  static const std::regex quoted(R"('[^']*'|"[^"]*")");
+  static const std::regex number(R"([-+]?\b\d+(\.\d+)?([eE][-+]?\d+)?\b)");
+  std::smatch m;
+  if (std::regex_search(message, m, leadingTag)) return "<" + m[1].str() + ">";
+  std::string kind = std::regex_replace(message, quoted, "'…'");
+  kind = std::regex_replace(kind, number, "N");
+  const std::size_t b = kind.find_first_not_of(" \t");
+  const std::size_t e = kind.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : kind.substr(b, e - b + 1);
+}
+
 std::vector<std::pair<std::string, int>> ImportReport::ignoredKinds() const {
   std::vector<std::pair<std::string, int>> kinds;
   for (const ReportEntry& e : ignored) {
-    // "<gazebo reference='x'> not imported" → "<gazebo>"; "<mimic> of joint …" → "<mimic>".
-    std::string kind;
-    const std::size_t open = e.message.find('<');
-    if (open != std::string::npos) {
-      std::size_t end = open + 1;
-      while (end < e.message.size() && e.message[end] != '>' && e.message[end] != ' ') ++end;
-      kind = e.message.substr(open, end - open) + ">";
-    } else {
-      kind = e.message.substr(0, e.message.find(':'));
-    }
+    const std::string kind = reportEntryKind(e.message);
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
     if (it == kinds.end()) {
       kinds.emplace_back(kind, 1);

@@ -114,7 +114,8 @@ double lowestPoint(const Geometry& geometry, const Isometry3d& X_WS);
 
 /// Adds the ground plane the options ask for (at `groundHeight`) and, with
 /// `placeOnGround`, moves every multibody whose root joint is free along z
-/// until its lowest collision point rests on it.
+/// until its lowest collision point rests on it, and lifts every welded one
+/// that reaches below it until it stands on it.
 void addGround(World& world, const ImportOptions& options, const std::string& groundName = "ground");
 
 /// A moving link whose whole subtree has no mass (visual-only links of

@@ -181,7 +181,7 @@ class IncludeWalker {
   }
 
   /// The SDF file an include names: a file, or a model folder with its
-  /// model.config (first <sdf> entry) or a model.sdf.
+  /// model.config (its newest <sdf> entry that exists) or a model.sdf.
   std::optional<fs::path> resolve(const std::string& uri, const fs::path& folder, std::string* whyNot) {
     std::optional<fs::path> target;
     for (const fs::path& dir : {folder, m_base}) {
@@ -211,10 +211,22 @@ class IncludeWalker {
         *whyNot = error.what();
         return std::nullopt;
       }
+      // As sdformat picks it: the <sdf> entry of the highest version whose
+      // file is there (model.config lists one file per SDF version).
       tinyxml2::XMLDocument doc;
       if (doc.Parse(text.c_str(), text.size()) == tinyxml2::XML_SUCCESS && doc.RootElement() != nullptr) {
-        const tinyxml2::XMLElement* sdf = doc.RootElement()->FirstChildElement("sdf");
-        if (sdf != nullptr && sdf->GetText() != nullptr) return *target / sdf->GetText();
+        std::optional<fs::path> best;
+        double bestVersion = -1.0;
+        for (const tinyxml2::XMLElement* sdf = doc.RootElement()->FirstChildElement("sdf"); sdf != nullptr;
+             sdf = sdf->NextSiblingElement("sdf")) {
+          if (sdf->GetText() == nullptr || !fs::exists(*target / sdf->GetText(), ec)) continue;
+          const double version = sdf->DoubleAttribute("version", 0.0);
+          if (!best || version > bestVersion) {
+            best = *target / sdf->GetText();
+            bestVersion = version;
+          }
+        }
+        if (best) return best;
       }
     }
     if (fs::exists(*target / "model.sdf", ec)) return *target / "model.sdf";

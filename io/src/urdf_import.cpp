@@ -646,6 +646,15 @@ struct Importer {
     const std::string name = joint->Attribute("name") ? joint->Attribute("name") : "";
     const std::string type = joint->Attribute("type") ? joint->Attribute("type") : "";
     joint->SetName("joint");
+    if (XMLElement* dynamics = joint->FirstChildElement("dynamics")) {
+      // Multi-DoF joints carry one damping per DoF there.
+      const char* damping = dynamics->Attribute("damping");
+      if (damping != nullptr && !detail::parseDoubles(damping, 1)) {
+        ignore(dynamics->GetLineNum(),
+               "<dynamics damping=\"" + std::string(damping) + "\"> of " + type + " joint '" + name + "' not imported");
+        joint->DeleteChild(dynamics);
+      }
+    }
     if (type == "ball" || type == "universal") {
       extendedJoints[name] = type;
       joint->SetAttribute("type", "floating");

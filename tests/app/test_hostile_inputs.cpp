@@ -349,10 +349,12 @@ class TestHostileInputs : public QObject {
                     withShape("visual", "<geometry type=\"triangle_mesh\" file=\"meshes/deep_commented.dae\"/>"))},
         "nest more than 256");
     // A visual mesh that cannot be used leaves a usable robot: a report warning, exit 0.
-    add("deep COLLADA in a URDF visual", {"run", put("deep.urdf", urdf("meshes/deep.dae")), "--steps", "2"},
-        "nest more than 256", 0);
+    // A usable robot with an unusable mesh: a report warning (listed in full
+    // with --verbose) and exit 0.
+    add("deep COLLADA in a URDF visual",
+        {"run", put("deep.urdf", urdf("meshes/deep.dae")), "--steps", "2", "--verbose"}, "nest more than 256", 0);
     add("URDF visual mesh FIFO",
-        {"run", put("mesh_fifo.urdf", urdf(fifo("meshes/pipe2.stl").toUtf8())), "--steps", "2"},
+        {"run", put("mesh_fifo.urdf", urdf(fifo("meshes/pipe2.stl").toUtf8())), "--steps", "2", "--verbose"},
         "is a FIFO, not a file", 0);
     put("meshes/noise.stl", QByteArray(3000, '\x07'));
     add("mesh of noise",

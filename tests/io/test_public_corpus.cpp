@@ -109,7 +109,14 @@ class TestPublicCorpus : public QObject {
       world.enterSimulationMode();
       const double h = world.getOptions().timeStep;
       const auto steps = static_cast<std::size_t>(std::llround(0.5 / h));
-      world.step(steps);
+      // Every step must succeed: a rejected (diverged) step keeps a finite
+      // state, so finiteness alone would not notice it.
+      for (std::size_t k = 0; k < steps; ++k) {
+        world.step();
+        const StepDiagnostics& d = world.getStepDiagnostics();
+        if (d.failed)
+          QFAIL(qPrintable(QString("step %1 failed: %2").arg(k + 1).arg(QString::fromStdString(d.message))));
+      }
     } catch (const std::exception& e) {
       QFAIL(qPrintable(QString("simulation failed: %1").arg(e.what())));
     }

@@ -43,7 +43,8 @@ struct ImportOptions {
       false;  ///< add a ground plane at z = groundHeight when the file has none (SDF worlds carry their own)
   double groundHeight = 0.0;  ///< height of the added ground plane (m, world z up)
   /// With an added ground plane, a model whose root floats (free joint) is
-  /// moved along z so that its lowest collision point rests on the ground.
+  /// moved along z so that its lowest collision point rests on the ground;
+  /// a welded one that reaches below the ground is lifted onto it.
   bool placeOnGround = true;
 };
 
@@ -106,6 +107,12 @@ struct ImportReport {
   /// A JSON object with the same content.
   std::string toJson() const;
 };
+
+/// The kind of a report entry, for grouping: the element that leads its
+/// message ("<gazebo>" for "<gazebo reference='x'> not imported"), or the
+/// message with quoted names and numbers blanked ("joint '…': velocity limit
+/// N read as no limit").
+std::string reportEntryKind(const std::string& message);
 
 /// `text` as a JSON string literal, quotes and escapes included (the
 /// report's JSON and the runner's use it).
