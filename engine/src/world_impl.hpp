@@ -158,7 +158,7 @@ struct ProjectionWorkspace {
   std::vector<Item> items;
   std::vector<int> ownerParent, componentOfRoot, owners, columns, colOf;
   std::vector<int> ownerComponent, componentStart, componentCursor, grouped;  // trees grouped by component
-  struct Scratch {  // over one mechanism's rows and coordinates
+  struct Scratch {           // over one mechanism's rows and coordinates
     MatrixXd J, Jf, JJ, Sw;  // Sw: world motion subspaces of the columns (6 × n)
     VectorXd r, rTrial, y, z, dq, vFix, vLocal;
     Eigen::LLT<MatrixXd> llt;
