@@ -6,6 +6,8 @@
 #include <articula/articula.hpp>
 #include <articula/io/import.hpp>
 
+#include "sdformat_home.hpp"
+
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -39,13 +41,6 @@ std::vector<std::string> corpusFiles() {
   return files;
 }
 
-bool canWriteLogBelow(const fs::path& home) {
-  std::error_code ec;
-  fs::create_directories(home / ".sdformat", ec);
-  std::ofstream probe(home / ".sdformat" / "sdformat.log", std::ios::app);
-  return !ec && probe.good();
-}
-
 }  // namespace
 
 class TestPublicCorpus : public QObject {
@@ -54,13 +49,7 @@ class TestPublicCorpus : public QObject {
  private slots:
   // sdformat writes its log to $HOME/.sdformat; use a temporary home when
   // that is not writable.
-  void initTestCase() {
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || !canWriteLogBelow(home)) {
-      QVERIFY(m_home.isValid());
-      qputenv("HOME", m_home.path().toLocal8Bit());
-    }
-  }
+  void initTestCase() { QVERIFY(articula::test::ensureWritableHomeForSdformat(m_home)); }
 
   // The list names every file of the corpus once, and every file exists.
   void listIsComplete() {

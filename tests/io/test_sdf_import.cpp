@@ -6,6 +6,8 @@
 
 #include <articula/io/import.hpp>
 
+#include "sdformat_home.hpp"
+
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -52,13 +54,6 @@ Link linkOf(const World& world, const std::string& multibody, const std::string&
   return *l;
 }
 
-bool canWriteLogBelow(const fs::path& home) {
-  std::error_code ec;
-  fs::create_directories(home / ".sdformat", ec);
-  std::ofstream probe(home / ".sdformat" / "sdformat.log", std::ios::app);
-  return !ec && probe.good();
-}
-
 bool isEmpty(const World& w) {
   return w.numMultibodies() == 0 && w.numRigidBodies() == 0 && w.numShapes() == 0 && w.numLoopClosures() == 0 &&
          w.numJointCouplers() == 0;
@@ -97,13 +92,7 @@ class TestSdfImport : public QObject {
  private slots:
   // sdformat writes its log to $HOME/.sdformat; use a temporary home when
   // that is not writable.
-  void initTestCase() {
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || !canWriteLogBelow(home)) {
-      QVERIFY(m_home.isValid());
-      qputenv("HOME", m_home.path().toLocal8Bit());
-    }
-  }
+  void initTestCase() { QVERIFY(articula::test::ensureWritableHomeForSdformat(m_home)); }
 
   // The joint marked must_be_loop_joint is the one cut, whatever the tree
   // would have chosen; the joint that then reaches the coupler from the
