@@ -87,6 +87,9 @@ RigidBody World::addRigidBody(const std::string& name, const RigidBodyOptions& o
   if (!options.pose.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
     throw InvalidArgument("rigid body '" + n + "': pose is not a rigid transform");
   }
+  if (!options.linearVelocity.allFinite() || !options.angularVelocity.allFinite()) {
+    throw InvalidArgument("rigid body '" + n + "': velocities must be finite");
+  }
   w.topologyChanged();
   detail::RigidBodyRecord rec;
   rec.alive = true;

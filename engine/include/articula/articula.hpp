@@ -18,3 +18,4 @@
 #include <articula/state_space.hpp>
 #include <articula/types.hpp>
 #include <articula/world.hpp>
+#include <articula/world_spec.hpp>
