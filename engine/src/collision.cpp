@@ -137,6 +137,10 @@ CollisionDetector::CollisionDetector(const std::vector<ShapeInput>& shapes, std:
   I.filter = std::make_unique<Filter>(std::move(mayCollide));
   I.world.getPairCache()->setOverlapFilterCallback(I.filter.get());
   I.world.setForceUpdateAllAabbs(false);
+  // Moving shapes are added at their pose in their body, not yet in the
+  // world, so they would all overlap near the origin: pairs are found at the
+  // first detection instead of at insertion (which would make O(n²) pairs).
+  I.broadphase.m_deferedcollide = true;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const auto& in = shapes[i];
     auto shape = makeShape(*in.geometry, I.meshes);

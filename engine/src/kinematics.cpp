@@ -27,7 +27,6 @@ void Data::resize(const Model& m) {
   u = VectorXd::Zero(m.nv);
   extraInertia = VectorXd::Zero(m.nv);
   tauTotal = VectorXd::Zero(m.nv);
-  M = MatrixXd::Zero(m.nv, m.nv);
   q0 = VectorXd::Zero(m.nq);
   qk = VectorXd::Zero(m.nq);
   dq = VectorXd::Zero(m.nq);

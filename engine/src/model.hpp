@@ -123,7 +123,6 @@ struct Data {
   VectorXd u;                  // nv
   VectorXd extraInertia;       // nv: armature + implicit spring/damper terms
   VectorXd tauTotal;           // nv
-  MatrixXd M;                  // nv × nv
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
 
