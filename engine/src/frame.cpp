@@ -11,7 +11,7 @@ namespace {
 
 detail::WorldImpl& implChecked(const Frame& f) {
   if (f.kind() == FrameKind::None) throw InvalidHandle("invalid Frame handle (default-constructed)");
-  auto& w = f.world()->impl();
+  auto& w = detail::implOf(f.world());
   w.checkFrame(f);
   return w;
 }
@@ -80,7 +80,7 @@ Frame Frame::World() {
 bool Frame::isValid() const {
   if (m_kind == FrameKind::World) return true;
   if (m_kind == FrameKind::None || m_world == nullptr) return false;
-  return m_world->impl().frameAlive({m_kind, m_index, m_generation});
+  return detail::implOf(m_world).frameAlive({m_kind, m_index, m_generation});
 }
 
 std::string Frame::name() const {
@@ -207,6 +207,7 @@ Isometry3d FreeFrame::getRelativeTransform() const {
 
 void FreeFrame::setRelativeTransform(const Isometry3d& X_PF) {
   auto& w = implChecked(*this);
+  w.requireUnlocked("move a frame");
   const Matrix3d R = X_PF.linear();
   if (!X_PF.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
     throw InvalidArgument("FreeFrame::setRelativeTransform: not a rigid transform");

@@ -960,10 +960,6 @@ bool forceAvailable(const WorldImpl& w, bool solved) {
 
 }  // namespace
 
-Joint World::makeJointHandle(World* world, std::uint32_t linkSlot, std::uint32_t generation) {
-  return Joint(world, linkSlot, generation);
-}
-
 LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec& spec) {
   auto& w = *m_impl;
   w.requireDesignMode("add a loop closure");
@@ -1139,6 +1135,7 @@ void World::remove(const JointCoupler& coupler) {
 
 ClosureProjectionResult World::projectClosures(const ClosureProjectionOptions& options) {
   auto& w = *m_impl;
+  w.requireUnlocked("project closures");
   if (!(options.tolerance > 0.0) || !std::isfinite(options.tolerance)) {
     throw InvalidArgument("projectClosures: tolerance must be finite and > 0 (got " +
                           std::to_string(options.tolerance) + ")");
@@ -1181,8 +1178,8 @@ int LoopClosure::numRows() const {
 LoopClosureSpec LoopClosure::getSpec() const {
   const auto& c = closureOf(m_world, m_index, m_generation);
   LoopClosureSpec s;
-  s.frameA = World::makeFrameHandle(m_world, c.frameA.kind, c.frameA.index, c.frameA.generation);
-  s.frameB = World::makeFrameHandle(m_world, c.frameB.kind, c.frameB.index, c.frameB.generation);
+  s.frameA = detail::Access::frame(m_world, c.frameA.kind, c.frameA.index, c.frameA.generation);
+  s.frameB = detail::Access::frame(m_world, c.frameB.kind, c.frameB.index, c.frameB.generation);
   if (c.frameA.kind == FrameKind::World) s.frameA = Frame::World();
   if (c.frameB.kind == FrameKind::World) s.frameB = Frame::World();
   s.family = c.family;
@@ -1274,8 +1271,8 @@ std::string JointCoupler::name() const {
 JointCouplerSpec JointCoupler::getSpec() const {
   const auto& c = couplerOf(m_world, m_index, m_generation);
   JointCouplerSpec s;
-  s.leader = World::makeJointHandle(m_world, c.leader, c.leaderGeneration);
-  s.follower = World::makeJointHandle(m_world, c.follower, c.followerGeneration);
+  s.leader = detail::Access::joint(m_world, c.leader, c.leaderGeneration);
+  s.follower = detail::Access::joint(m_world, c.follower, c.followerGeneration);
   s.ratio = c.ratio;
   s.offset = c.offset;
   return s;

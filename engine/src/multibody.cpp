@@ -17,14 +17,14 @@ namespace {
 
 WorldImpl& implOf(const Multibody& mb) {
   if (mb.world() == nullptr) throw InvalidHandle("invalid Multibody handle (default-constructed)");
-  auto& w = mb.world()->impl();
+  auto& w = detail::implOf(mb.world());
   w.multibody(mb.index(), mb.generation());
   return w;
 }
 
 WorldImpl& implOfLink(const Frame& link) {
   if (link.kind() != FrameKind::Link || link.world() == nullptr) throw InvalidHandle("invalid Link handle");
-  auto& w = link.world()->impl();
+  auto& w = detail::implOf(link.world());
   w.link(link.index(), link.generation());
   return w;
 }
@@ -74,7 +74,7 @@ std::string renameFor(const std::map<std::string, std::uint32_t>& taken, const s
 
 bool Multibody::isValid() const {
   if (m_world == nullptr) return false;
-  const auto& w = m_world->impl();
+  const auto& w = detail::implOf(m_world);
   return m_index < w.multibodies.size() && w.multibodies[m_index].alive &&
          w.multibodies[m_index].generation == m_generation;
 }
@@ -181,6 +181,7 @@ VectorXd Multibody::getPositions() const {
 
 void Multibody::setPositions(const VectorXd& q) {
   auto& w = implOf(*this);
+  w.requireUnlocked("set positions");
   const auto r = rangeOf(w, m_index);
   checkSize("Multibody::setPositions", q.size(), r.nq);
   w.state.q.segment(r.qa, r.nq) = q;
@@ -214,8 +215,9 @@ VectorXd Multibody::getVelocities() const {
 }
 
 void Multibody::setVelocities(const VectorXd& v) {
+  if (m_world != nullptr) detail::implOf(m_world).requireUnlocked("set velocities");
   setDofSegment(*this, &detail::State::v, v, "Multibody::setVelocities");
-  m_world->impl().touchVelocities();
+  detail::implOf(m_world).touchVelocities();
 }
 
 VectorXd Multibody::getAccelerations() const {
@@ -224,7 +226,7 @@ VectorXd Multibody::getAccelerations() const {
 
 void Multibody::setAccelerations(const VectorXd& vdot) {
   setDofSegment(*this, &detail::State::vdot, vdot, "Multibody::setAccelerations");
-  m_world->impl().touchAccelerations();
+  detail::implOf(m_world).touchAccelerations();
 }
 
 VectorXd Multibody::getForces() const {
@@ -754,7 +756,7 @@ struct JointAccess {
 
 JointAccess jointAccess(World* world, std::uint32_t index, std::uint32_t gen) {
   if (world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  auto& w = world->impl();
+  auto& w = detail::implOf(world);
   w.link(index, gen);
   const auto b = static_cast<std::size_t>(w.bodyOfLink(index));
   const auto& m = w.model;
@@ -768,22 +770,41 @@ void checkDof(int dof, int nv, const std::string& joint) {
   }
 }
 
+// Writes to the coordinates of a joint while the model is stale (design
+// mode, after a topology edit) go to its record, which the next compile
+// reads: building a world joint by joint then compiles once, not per edit.
+// Returns the record's vector (sized, neutral or zero where unset), or
+// nullptr when the model is current.
+VectorXd* staleCoordinates(World* world, std::uint32_t index, std::uint32_t gen, int which) {
+  if (world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
+  auto& w = detail::implOf(world);
+  auto& L = w.link(index, gen);
+  if (w.modelValid) return nullptr;
+  const int n = which == 0 ? numPositions(L.joint.type) : numDofs(L.joint.type);
+  VectorXd& x = which == 0 ? L.q : which == 1 ? L.v : L.tau;
+  if (x.size() != n) {
+    x = VectorXd::Zero(n);
+    if (which == 0) detail::jointNeutral(L.joint.type, x.data());
+  }
+  return &x;
+}
+
 }  // namespace
 
 bool Joint::isValid() const {
   if (m_world == nullptr) return false;
-  const auto& w = m_world->impl();
+  const auto& w = detail::implOf(m_world);
   return m_index < w.links.size() && w.links[m_index].alive && w.links[m_index].generation == m_generation;
 }
 
 std::string Joint::name() const {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  return m_world->impl().link(m_index, m_generation).joint.name;
+  return detail::implOf(m_world).link(m_index, m_generation).joint.name;
 }
 
 JointType Joint::type() const {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  return m_world->impl().link(m_index, m_generation).joint.type;
+  return detail::implOf(m_world).link(m_index, m_generation).joint.type;
 }
 
 int Joint::numDofs() const {
@@ -795,12 +816,12 @@ int Joint::numPositions() const {
 
 JointSpec Joint::getSpec() const {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  return m_world->impl().link(m_index, m_generation).joint;
+  return detail::implOf(m_world).link(m_index, m_generation).joint;
 }
 
 void Joint::setSpec(const JointSpec& spec) {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  auto& w = m_world->impl();
+  auto& w = detail::implOf(m_world);
   w.link(m_index, m_generation);
   w.requireDesignMode("change a joint");
   w.topologyChanged();
@@ -809,7 +830,7 @@ void Joint::setSpec(const JointSpec& spec) {
 
 Link Joint::getChildLink() const {
   if (m_world == nullptr) throw InvalidHandle("invalid Joint handle (default-constructed)");
-  m_world->impl().link(m_index, m_generation);
+  detail::implOf(m_world).link(m_index, m_generation);
   return Link(m_world, FrameKind::Link, m_index, m_generation);
 }
 
@@ -837,6 +858,13 @@ VectorXd Joint::getPositions() const {
 }
 
 void Joint::setPositions(const VectorXd& q) {
+  if (m_world != nullptr) detail::implOf(m_world).requireUnlocked("set joint positions");
+  if (VectorXd* x = staleCoordinates(m_world, m_index, m_generation, 0)) {
+    checkSize(("Joint::setPositions ('" + name() + "')").c_str(), q.size(), static_cast<int>(x->size()));
+    *x = q;
+    detail::jointNormalize(type(), x->data());
+    return;
+  }
   auto a = jointAccess(m_world, m_index, m_generation);
   checkSize(("Joint::setPositions ('" + name() + "')").c_str(), q.size(), a.nq);
   a.w.state.q.segment(a.qa, a.nq) = q;
@@ -851,6 +879,17 @@ double Joint::getPosition(int dof) const {
 }
 
 void Joint::setPosition(int dof, double value) {
+  if (m_world != nullptr) detail::implOf(m_world).requireUnlocked("set a joint position");
+  if (VectorXd* x = staleCoordinates(m_world, m_index, m_generation, 0)) {
+    if (x->size() != numDofs()) {
+      throw InvalidArgument("joint '" + name() +
+                            "': setPosition(dof, value) needs a vector joint; use setPositions for " +
+                            std::string(toString(type())) + " joints");
+    }
+    checkDof(dof, static_cast<int>(x->size()), name());
+    (*x)[dof] = value;
+    return;
+  }
   auto a = jointAccess(m_world, m_index, m_generation);
   if (a.nq != a.nv) {
     throw InvalidArgument("joint '" + name() +
@@ -868,6 +907,12 @@ VectorXd Joint::getVelocities() const {
 }
 
 void Joint::setVelocities(const VectorXd& v) {
+  if (m_world != nullptr) detail::implOf(m_world).requireUnlocked("set joint velocities");
+  if (VectorXd* x = staleCoordinates(m_world, m_index, m_generation, 1)) {
+    checkSize(("Joint::setVelocities ('" + name() + "')").c_str(), v.size(), static_cast<int>(x->size()));
+    *x = v;
+    return;
+  }
   auto a = jointAccess(m_world, m_index, m_generation);
   checkSize(("Joint::setVelocities ('" + name() + "')").c_str(), v.size(), a.nv);
   a.w.state.v.segment(a.va, a.nv) = v;
@@ -881,6 +926,12 @@ double Joint::getVelocity(int dof) const {
 }
 
 void Joint::setVelocity(int dof, double value) {
+  if (m_world != nullptr) detail::implOf(m_world).requireUnlocked("set a joint velocity");
+  if (VectorXd* x = staleCoordinates(m_world, m_index, m_generation, 1)) {
+    checkDof(dof, static_cast<int>(x->size()), name());
+    (*x)[dof] = value;
+    return;
+  }
   auto a = jointAccess(m_world, m_index, m_generation);
   checkDof(dof, a.nv, a.w.links[m_index].joint.name);
   a.w.state.v[a.va + dof] = value;
@@ -898,6 +949,11 @@ VectorXd Joint::getForces() const {
 }
 
 void Joint::setForces(const VectorXd& tau) {
+  if (VectorXd* x = staleCoordinates(m_world, m_index, m_generation, 2)) {
+    checkSize(("Joint::setForces ('" + name() + "')").c_str(), tau.size(), static_cast<int>(x->size()));
+    *x = tau;
+    return;
+  }
   auto a = jointAccess(m_world, m_index, m_generation);
   checkSize(("Joint::setForces ('" + name() + "')").c_str(), tau.size(), a.nv);
   a.w.state.tau.segment(a.va, a.nv) = tau;

@@ -207,7 +207,7 @@ struct Recording::Impl {
   // (the first world appended sets it). The full fingerprint is computed
   // again only when the world, its compiled model or its solver changed.
   void checkWorld(const World& world, const char* refusal) const {
-    detail::WorldImpl& w = world.impl();
+    detail::WorldImpl& w = detail::Access::impl(world);
     w.ensureModel();
     const ConstraintSolverOptions& solver = world.getOptions().solver;
     if (hasLayout && checkedSerial == w.serial && checkedCompile == w.compileCount && checkedSolver == solver.method &&
@@ -463,7 +463,7 @@ RecordingStats Recording::stats() const {
 void Recording::append(const World& world) {
   Impl& I = *m_impl;
   I.checkWorld(world, "the world's layout differs from the recording's: ");
-  detail::WorldImpl& w = world.impl();
+  detail::WorldImpl& w = detail::Access::impl(world);
   detail::encodeRuntimeFrame(w, I.scratch);
   I.appendRaw(I.scratch, w.state.frameIndex, w.state.time);
 }
@@ -786,7 +786,7 @@ void Recorder::onStep() {
     m_stopReason = e.what();
     return;
   }
-  const std::uint64_t step = m_world->impl().state.frameIndex;
+  const std::uint64_t step = detail::implOf(m_world).state.frameIndex;
   const std::size_t n = m_recording.size();
   if (n > 0 && m_recording.frameInfo(n - 1).step >= step) {
     // Stepping from a restored frame: a new branch replaces what followed it.

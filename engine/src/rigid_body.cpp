@@ -15,7 +15,7 @@ struct BodyAccess {
 
 BodyAccess access(const RigidBody& rb) {
   if (rb.kind() != FrameKind::RigidBody || rb.world() == nullptr) throw InvalidHandle("invalid RigidBody handle");
-  auto& w = rb.world()->impl();
+  auto& w = detail::implOf(rb.world());
   w.rigidBody(rb.index(), rb.generation());
   return {w, static_cast<std::size_t>(w.bodyOfRigidBody(rb.index()))};
 }
@@ -49,6 +49,7 @@ Isometry3d RigidBody::getPose() const {
 
 void RigidBody::setPose(const Isometry3d& X_WB) {
   auto a = access(*this);
+  a.w.requireUnlocked("set a pose");
   const Matrix3d R = X_WB.linear();
   if (!X_WB.matrix().allFinite() || (R.transpose() * R - Matrix3d::Identity()).norm() > 1e-6) {
     throw InvalidArgument("RigidBody::setPose: not a rigid transform");
@@ -67,6 +68,7 @@ Vector3d RigidBody::getAngularVelocityWorld() const {
 
 void RigidBody::setVelocityWorld(const Vector3d& linear, const Vector3d& angular) {
   auto a = access(*this);
+  a.w.requireUnlocked("set a velocity");
   if (!linear.allFinite() || !angular.allFinite())
     throw InvalidArgument("RigidBody::setVelocityWorld: non-finite value");
   Vector6d Vw;

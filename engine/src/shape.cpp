@@ -238,15 +238,6 @@ ShapeRecord& recordOf(World* world, std::uint32_t index, std::uint32_t generatio
 
 // ---- World -----------------------------------------------------------------
 
-Frame World::makeFrameHandle(World* world, FrameKind kind, std::uint32_t index, std::uint32_t generation) {
-  if (kind == FrameKind::World) return Frame::World();
-  return Frame(world, kind, index, generation);
-}
-
-Shape World::makeShapeHandle(World* world, std::uint32_t index, std::uint32_t generation) {
-  return Shape(world, index, generation);
-}
-
 Shape World::addCollisionShape(const Frame& owner, const CollisionShapeOptions& options) {
   ShapeRecord rec;
   rec.name = options.name;
@@ -301,7 +292,7 @@ std::vector<Shape> shapesOf(World* world, const Frame& owner, bool collision) {
     const auto& r = w.shapes[s];
     if (r.alive && r.collision == collision && r.owner.kind == ref.kind &&
         (ref.kind == FrameKind::World || (r.owner.index == ref.index && r.owner.generation == ref.generation))) {
-      out.push_back(World::makeShapeHandle(world, s, r.generation));
+      out.push_back(detail::Access::shape(world, s, r.generation));
     }
   }
   return out;
@@ -358,7 +349,7 @@ std::vector<World::CollisionSetting> World::getCollisionSettings() const {
     }
     const detail::FrameRef r{kind, std::get<1>(k), std::get<2>(k)};
     if (!w.frameAlive(r)) return false;
-    f = makeFrameHandle(const_cast<World*>(this), r.kind, r.index, r.generation);
+    f = detail::Access::frame(const_cast<World*>(this), r.kind, r.index, r.generation);
     return true;
   };
   for (const auto& [key, enabled] : w.collisionSettings) {
@@ -418,7 +409,7 @@ bool Shape::isCollision() const {
 
 Frame Shape::getOwner() const {
   const auto& r = recordOf(m_world, m_index, m_generation);
-  return World::makeFrameHandle(m_world, r.owner.kind, r.owner.index, r.owner.generation);
+  return detail::Access::frame(m_world, r.owner.kind, r.owner.index, r.owner.generation);
 }
 
 const Geometry& Shape::getGeometry() const {

@@ -325,6 +325,7 @@ RuntimeSnapshot World::captureRuntimeState() const {
 
 void World::restoreRuntimeState(const RuntimeSnapshot& s) {
   auto& w = *m_impl;
+  w.requireUnlocked("restore a runtime state");
   const std::vector<LoopClosure> closures = getLoopClosures();
   const std::vector<JointCoupler> couplers = getJointCouplers();
   if (s.closurePolicies.size() != closures.size() || s.couplerPolicies.size() != couplers.size()) {

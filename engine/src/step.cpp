@@ -150,10 +150,10 @@ void WorldImpl::publishContacts() {
     Contact out;
     const FrameRef fa = bodyFrame(model.shape_body[sa]);
     const FrameRef fb = bodyFrame(model.shape_body[sb]);
-    out.frameA = World::makeFrameHandle(self, fa.kind, fa.index, fa.generation);
-    out.frameB = World::makeFrameHandle(self, fb.kind, fb.index, fb.generation);
-    out.shapeA = World::makeShapeHandle(self, model.shape_slot[sa], shapes[model.shape_slot[sa]].generation);
-    out.shapeB = World::makeShapeHandle(self, model.shape_slot[sb], shapes[model.shape_slot[sb]].generation);
+    out.frameA = detail::Access::frame(self, fa.kind, fa.index, fa.generation);
+    out.frameB = detail::Access::frame(self, fb.kind, fb.index, fb.generation);
+    out.shapeA = detail::Access::shape(self, model.shape_slot[sa], shapes[model.shape_slot[sa]].generation);
+    out.shapeB = detail::Access::shape(self, model.shape_slot[sb], shapes[model.shape_slot[sb]].generation);
     out.point = 0.5 * (p.pointA + p.pointB);
     out.normal = p.normal;
     out.depth = -p.distance;

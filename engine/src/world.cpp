@@ -25,6 +25,7 @@ const WorldOptions& World::getOptions() const {
 }
 
 void World::setOptions(const WorldOptions& options) {
+  m_impl->requireUnlocked("change the options");
   if (!std::isfinite(options.timeStep) || options.timeStep <= 0.0) {
     throw InvalidArgument("time step must be a positive finite number of seconds (got " +
                           std::to_string(options.timeStep) + ")");
@@ -65,12 +66,14 @@ void World::setOptions(const WorldOptions& options) {
 }
 
 void World::setGravity(const Vector3d& g) {
+  m_impl->requireUnlocked("change the gravity");
   WorldOptions o = getOptions();
   o.gravity = g;
   setOptions(o);
 }
 
 void World::setTimeStep(double h) {
+  m_impl->requireUnlocked("change the time step");
   WorldOptions o = getOptions();
   o.timeStep = h;
   setOptions(o);
@@ -205,11 +208,13 @@ std::uint32_t addUserFrame(detail::WorldImpl& w, const std::string& name, const 
 }  // namespace
 
 FreeFrame World::addFreeFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
+  m_impl->requireUnlocked("add a frame");
   const auto slot = addUserFrame(*m_impl, name, parent, X_PF, true);
   return FreeFrame(this, FrameKind::FreeFrame, slot, m_impl->frames[slot].generation);
 }
 
 FixedFrame World::addFixedFrame(const std::string& name, const Frame& parent, const Isometry3d& X_PF) {
+  m_impl->requireUnlocked("add a frame");
   const auto slot = addUserFrame(*m_impl, name, parent, X_PF, false);
   return FixedFrame(this, FrameKind::FixedFrame, slot, m_impl->frames[slot].generation);
 }
@@ -291,6 +296,7 @@ void World::remove(const Multibody& multibody) {
 }
 
 void World::remove(const Frame& userFrame) {
+  m_impl->requireUnlocked("remove a frame");
   auto& w = *m_impl;
   w.checkFrame(userFrame);
   if (userFrame.kind() != FrameKind::FreeFrame && userFrame.kind() != FrameKind::FixedFrame) {
@@ -331,33 +337,74 @@ void World::validateTopology() const {
 }
 
 void World::enterSimulationMode() {
+  m_impl->requireUnlocked("enter simulation mode");
   m_impl->enterSimulation();
 }
+
+namespace {
+
+// Calls the observers of one step with the world locked; observers removed
+// during the calls are dropped afterwards, observers added join after them.
+void notifyObservers(World& world, detail::WorldImpl& w) {
+  struct Unlock {
+    detail::WorldImpl& w;
+    ~Unlock() {
+      w.observing = false;
+      auto& obs = w.stepObservers;
+      obs.erase(std::remove_if(obs.begin(), obs.end(), [](const auto& o) { return o.first == 0; }), obs.end());
+      for (auto& p : w.pendingObservers) obs.push_back(std::move(p));
+      w.pendingObservers.clear();
+    }
+  } unlock{w};
+  w.observing = true;
+  for (const auto& [id, observer] : w.stepObservers) {
+    if (id != 0) observer(world);
+  }
+}
+
+}  // namespace
 
 void World::step(std::size_t n) {
   if (n == 0) return;
   auto& w = *m_impl;
+  w.requireUnlocked("step the world");
   w.enterSimulation();
   for (std::size_t i = 0; i < n; ++i) {
     w.stepOnce();
-    for (const auto& [id, observer] : w.stepObservers) observer(*this);
+    if (!w.stepObservers.empty()) notifyObservers(*this, w);
   }
+}
+
+bool World::isLocked() const {
+  return m_impl->observing;
 }
 
 std::uint64_t World::addStepObserver(std::function<void(const World&)> observer) {
   if (!observer) throw InvalidArgument("addStepObserver: the observer is empty");
   auto& w = *m_impl;
   const std::uint64_t id = ++w.lastObserverId;
-  w.stepObservers.emplace_back(id, std::move(observer));
+  (w.observing ? w.pendingObservers : w.stepObservers).emplace_back(id, std::move(observer));
   return id;
 }
 
 void World::removeStepObserver(std::uint64_t id) {
-  auto& obs = m_impl->stepObservers;
-  obs.erase(std::remove_if(obs.begin(), obs.end(), [id](const auto& o) { return o.first == id; }), obs.end());
+  auto& w = *m_impl;
+  auto matches = [id](const auto& o) { return o.first == id; };
+  auto& pending = w.pendingObservers;
+  pending.erase(std::remove_if(pending.begin(), pending.end(), matches), pending.end());
+  auto& obs = w.stepObservers;
+  if (w.observing) {
+    // The observer may be the one running: mark it, drop it after the calls.
+    for (auto& o : obs) {
+      if (o.first == id) o.first = 0;
+    }
+  } else {
+    obs.erase(std::remove_if(obs.begin(), obs.end(), matches), obs.end());
+  }
 }
 
 void World::reset() {
+  m_impl->requireUnlocked("reset the world");
   auto& w = *m_impl;
   if (!w.simulation) throw LifecycleError("reset() needs simulation mode; call enterSimulationMode() first");
   w.state = w.resetState;
@@ -376,10 +423,12 @@ void World::reset() {
 }
 
 void World::resetToDesignMode() {
+  m_impl->requireUnlocked("leave simulation mode");
   m_impl->simulation = false;
 }
 
 void World::clear() {
+  m_impl->requireUnlocked("clear the world");
   auto& w = *m_impl;
   w.links.clear();
   w.multibodies.clear();
@@ -406,6 +455,7 @@ void World::clear() {
 }
 
 void World::sync(WorldSyncStage stage) {
+  m_impl->requireUnlocked("synchronise the world");
   switch (stage) {
     case WorldSyncStage::Kinematics:
       if (!m_impl->closures.empty() || !m_impl->couplers.empty()) {
@@ -493,6 +543,7 @@ void World::getPositions(Eigen::Ref<VectorXd> q) const {
 }
 
 void World::setPositions(const VectorXd& q) {
+  m_impl->requireUnlocked("set positions");
   auto& w = *m_impl;
   w.ensureModel();
   if (q.size() != w.model.nq) {
@@ -522,6 +573,7 @@ void World::getVelocities(Eigen::Ref<VectorXd> v) const {
 }
 
 void World::setVelocities(const VectorXd& v) {
+  m_impl->requireUnlocked("set velocities");
   auto& w = *m_impl;
   w.ensureModel();
   if (v.size() != w.model.nv) {
@@ -548,6 +600,7 @@ WorldState World::getState() const {
 }
 
 void World::setState(const WorldState& s) {
+  m_impl->requireUnlocked("set the state");
   auto& w = *m_impl;
   w.ensureModel();
   const auto& m = w.model;

@@ -155,7 +155,15 @@ WorldImpl::WorldImpl(World* s, const WorldOptions& o) : self(s), options(o) {
   directSolverOptions.method = "direct-pivoting";
 }
 
+void WorldImpl::requireUnlocked(const char* what) const {
+  if (observing) {
+    throw LifecycleError(std::string("cannot ") + what +
+                         " from a step observer: the world is locked while a step calls its observers");
+  }
+}
+
 void WorldImpl::requireDesignMode(const char* what) const {
+  requireUnlocked(what);
   if (simulation) {
     throw LifecycleError(std::string("cannot ") + what +
                          " in simulation mode: topology is frozen; call resetToDesignMode() first");

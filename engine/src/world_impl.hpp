@@ -223,6 +223,11 @@ class WorldImpl {
   std::uint64_t compileCount = 0;           // compile() calls: a new count means the layout may have changed
   std::vector<std::pair<std::uint64_t, std::function<void(const World&)>>> stepObservers;
   std::uint64_t lastObserverId = 0;
+  // While a step calls its observers the world is locked: edits throw,
+  // observers added wait in `pendingObservers` for the next step, and
+  // removed ones are marked (id 0) and dropped after the calls.
+  bool observing = false;
+  std::vector<std::pair<std::uint64_t, std::function<void(const World&)>>> pendingObservers;
 
   // Contact generation and the constraint stage.
   std::unique_ptr<CollisionDetector> collision;  // null when no collidable shapes
@@ -255,7 +260,9 @@ class WorldImpl {
   std::uint64_t fkAccAt = 0;
 
   // ---- checks ----
-  void requireDesignMode(const char* what) const;
+  void requireDesignMode(const char* what) const;  // also refuses while locked
+  // @throws LifecycleError while a step is calling its observers.
+  void requireUnlocked(const char* what) const;
   LinkRecord& link(std::uint32_t slot, std::uint32_t gen);
   MultibodyRecord& multibody(std::uint32_t slot, std::uint32_t gen);
   RigidBodyRecord& rigidBody(std::uint32_t slot, std::uint32_t gen);
@@ -377,8 +384,22 @@ void encodeRuntimeFrame(WorldImpl& world, std::vector<unsigned char>& out);
 // counts, enumerations), not the world. @throws InvalidArgument.
 RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size);
 
-inline WorldImpl& implOf(World* w) {
-  return w->impl();
+// The library's own access to a World's implementation and to handle
+// construction (not part of the public headers' API).
+struct Access {
+  static WorldImpl& impl(const World& w) { return *w.m_impl; }
+  static Frame frame(World* w, FrameKind kind, std::uint32_t index, std::uint32_t generation) {
+    if (kind == FrameKind::World) return Frame::World();
+    return Frame(w, kind, index, generation);
+  }
+  static Shape shape(World* w, std::uint32_t index, std::uint32_t generation) { return Shape(w, index, generation); }
+  static Joint joint(World* w, std::uint32_t linkSlot, std::uint32_t generation) {
+    return Joint(w, linkSlot, generation);
+  }
+};
+
+inline WorldImpl& implOf(const World* w) {
+  return Access::impl(*w);
 }
 
 }  // namespace articula::detail

@@ -5,6 +5,7 @@
 #include <articula/world.hpp>
 #include <articula/world_spec.hpp>
 
+#include "joint_model.hpp"
 #include "world_impl.hpp"
 
 #include <algorithm>
@@ -105,7 +106,19 @@ struct Coordinates {
 Coordinates linkCoordinates(const WorldImpl& w, std::uint32_t slot) {
   const auto& L = w.links[slot];
   const int b = w.modelValid && slot < w.linkBody.size() ? w.linkBody[slot] : -1;
-  if (b < 0) return {L.q, L.v, L.tau};
+  if (b < 0) {
+    // Not compiled yet: the record, with unset coordinates made explicit.
+    Coordinates c{L.q, L.v, L.tau};
+    const int nq = numPositions(L.joint.type);
+    const int nv = numDofs(L.joint.type);
+    if (c.q.size() != nq) {
+      c.q = VectorXd::Zero(nq);
+      detail::jointNeutral(L.joint.type, c.q.data());
+    }
+    if (c.v.size() != nv) c.v = VectorXd::Zero(nv);
+    if (c.tau.size() != nv) c.tau = VectorXd::Zero(nv);
+    return c;
+  }
   const auto bi = static_cast<std::size_t>(b);
   const auto& m = w.model;
   return {w.state.q.segment(m.jnt_qadr[bi], m.jnt_nq[bi]), w.state.v.segment(m.jnt_vadr[bi], m.jnt_nv[bi]),
@@ -249,7 +262,8 @@ namespace {
 // Builds the objects of `spec` into the empty world `world`.
 class SpecBuilder {
  public:
-  SpecBuilder(World& world, const WorldSpec& spec) : m_world(world), m_spec(spec), m_impl(world.impl()) {}
+  SpecBuilder(World& world, const WorldSpec& spec)
+      : m_world(world), m_spec(spec), m_impl(detail::Access::impl(world)) {}
 
   void run() {
     buildOwners();

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     World world;
     scenes::buildRevoluteChain(world, "chain", n);
     world.enterSimulationMode();
-    auto& w = world.impl();
+    auto& w = detail::Access::impl(world);
     const auto& m = w.model;
     std::mt19937 rng(42);
     std::uniform_real_distribution<double> U(-1.0, 1.0);

@@ -11,6 +11,10 @@
 
 namespace articula {
 
+namespace detail {
+struct Access;
+}
+
 class World;
 
 /// What a Frame handle refers to.
@@ -49,6 +53,13 @@ class Frame {
   FrameKind kind() const { return m_kind; }
   /// Name of the frame ("world" for the world frame).
   std::string name() const;
+  /// Renames a rigid body, a user frame or a link (design mode). A link's
+  /// name is the part after "multibody/" and is unique in its multibody;
+  /// the others share the world's namespace.
+  /// @throws TopologyError for a taken name, InvalidArgument for an empty
+  ///         name, one with '/', or the world frame; LifecycleError in
+  ///         simulation mode.
+  void setName(const std::string& name);
   /// The frame this one is attached to (the world for links' roots and
   /// rigid bodies; the parent link for links). Invalid for the world frame.
   Frame getParentFrame() const;
@@ -111,6 +122,7 @@ class Frame {
   std::uint32_t m_generation = 0;
 
   friend class World;
+  friend struct detail::Access;
 };
 
 /// A user frame with a settable pose, velocity and acceleration relative to

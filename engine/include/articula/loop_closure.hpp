@@ -127,10 +127,16 @@ class LoopClosure {
   LoopClosure() = default;
   bool isValid() const;
   std::string name() const;
+  /// Renames the closure (design mode).
+  void setName(const std::string& name);
   LoopClosureFamily family() const;
   int numRows() const;
   /// The topology as given (with the frames as handles).
   LoopClosureSpec getSpec() const;
+  /// Replaces endpoints, family, offsets and length (design mode), checked as
+  /// World::addLoopClosure checks them; the handle stays valid. On failure
+  /// the closure is unchanged.
+  void setSpec(const LoopClosureSpec& spec);
   LoopClosureRuntimePolicy getRuntimePolicy() const;
   /// @throws InvalidArgument for an out-of-range field.
   void setRuntimePolicy(const LoopClosureRuntimePolicy& policy);
@@ -184,7 +190,13 @@ class JointCoupler {
   JointCoupler() = default;
   bool isValid() const;
   std::string name() const;
+  /// Renames the coupler (design mode).
+  void setName(const std::string& name);
   JointCouplerSpec getSpec() const;
+  /// Replaces leader, follower, ratio and offset (design mode), checked as
+  /// World::addJointCoupler checks them; the handle stays valid. On failure
+  /// the coupler is unchanged.
+  void setSpec(const JointCouplerSpec& spec);
   LoopClosureRuntimePolicy getRuntimePolicy() const;
   void setRuntimePolicy(const LoopClosureRuntimePolicy& policy);
   void setEnabled(bool enabled);

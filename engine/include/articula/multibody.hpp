@@ -19,6 +19,10 @@
 
 namespace articula {
 
+namespace detail {
+struct Access;
+}
+
 class Link;
 class Joint;
 
@@ -28,6 +32,8 @@ class Multibody {
   Multibody() = default;
   bool isValid() const;
   std::string name() const;
+  /// Renames the multibody (design mode); see Frame::setName.
+  void setName(const std::string& name);
   articula::World* world() const { return m_world; }
 
   // ---- topology (design mode) -------------------------------------------
@@ -216,6 +222,8 @@ class Joint {
   Joint() = default;
   bool isValid() const;
   std::string name() const;
+  /// Renames the joint (design mode); unique in its multibody.
+  void setName(const std::string& name);
   JointType type() const;
   int numDofs() const;
   int numPositions() const;
@@ -256,6 +264,7 @@ class Joint {
   std::uint32_t m_index = 0;  // the child link's index
   std::uint32_t m_generation = 0;
   friend class World;
+  friend struct detail::Access;
   friend class Link;
   friend class Multibody;
 };

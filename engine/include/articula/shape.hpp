@@ -18,6 +18,10 @@
 
 namespace articula {
 
+namespace detail {
+struct Access;
+}
+
 class World;
 class Frame;
 
@@ -93,11 +97,16 @@ class Shape {
   Shape() = default;
   bool isValid() const;
   std::string name() const;
+  /// Renames the shape (design mode); unique in the world.
+  void setName(const std::string& name);
   /// True for a collision shape, false for a visual shape.
   bool isCollision() const;
   /// The link, rigid body or world frame the shape is attached to.
   Frame getOwner() const;
   const Geometry& getGeometry() const;
+  /// Replaces the geometry (design mode), checked as addCollisionShape /
+  /// addVisualShape check it.
+  void setGeometry(const Geometry& geometry);
   /// Pose of the shape frame in its owner frame.
   Isometry3d getLocalPose() const;
   void setLocalPose(const Isometry3d& pose);
@@ -124,6 +133,7 @@ class Shape {
   std::uint32_t m_index = 0;
   std::uint32_t m_generation = 0;
   friend class World;
+  friend struct detail::Access;
 };
 
 }  // namespace articula

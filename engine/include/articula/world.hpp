@@ -31,7 +31,8 @@ namespace articula {
 
 namespace detail {
 class WorldImpl;
-}
+struct Access;
+}  // namespace detail
 
 /// Stages of sync().
 enum class WorldSyncStage {
@@ -283,14 +284,12 @@ class World {
   double computeKineticEnergy() const;
   double computePotentialEnergy() const;
 
-  /// Internal access for the library's own modules.
-  detail::WorldImpl& impl() const { return *m_impl; }
-  /// Internal: handle construction for the library's own modules.
-  static Frame makeFrameHandle(World* world, FrameKind kind, std::uint32_t index, std::uint32_t generation);
-  static Shape makeShapeHandle(World* world, std::uint32_t index, std::uint32_t generation);
-  static Joint makeJointHandle(World* world, std::uint32_t linkSlot, std::uint32_t generation);
+  /// Whether a step is running its observers (World::addStepObserver); the
+  /// world then refuses edits.
+  bool isLocked() const;
 
  private:
+  friend struct detail::Access;
   std::unique_ptr<detail::WorldImpl> m_impl;
 };
 
