@@ -149,12 +149,17 @@ ImportReport guardedImport(World& world, const std::string& file, F&& body) {
       world.numLoopClosures() != 0) {
     throw ImportError(file, 0, "the world must be empty to import into it");
   }
+  // The file is read into a world of its own, then applied to `world` in
+  // one go: a failure anywhere leaves `world` exactly as it was.
+  World scratch(world.getOptions());
+  ImportReport report;
   try {
-    return body();
+    report = body(scratch);
   } catch (...) {
-    world.clear();
     rethrowAsImportError(file);
   }
+  world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
+  return report;
 }
 
 }  // namespace articula::io::detail

@@ -596,14 +596,13 @@ std::optional<SceneRecording> loadSceneFromString(World& world, const std::strin
   if (world.isSimulationMode() || world.numMultibodies() + world.numRigidBodies() + world.numFrames() > 0) {
     throw LifecycleError("loadScene needs an empty World in design mode");
   }
-  try {
-    Reader reader(world, sourceName, baseDirectory);
-    reader.run(text);
-    return reader.recording();
-  } catch (...) {
-    world.clear();
-    throw;
-  }
+  // Read into a world of its own, then applied in one go: a failure leaves
+  // `world` as it was.
+  World scratch(world.getOptions());
+  Reader reader(scratch, sourceName, baseDirectory);
+  reader.run(text);
+  world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
+  return reader.recording();
 }
 
 std::optional<SceneRecording> loadScene(World& world, const std::filesystem::path& file) {

@@ -1,4 +1,5 @@
-// Writes the native scene format (see scene_file.hpp, docs/scene-format.md).
+// Writes the native scene format (see scene_file.hpp, docs/scene-format.md)
+// from the world's spec (World::getSpec).
 #include "scene_common.hpp"
 
 #include <articula/file_io.hpp>
@@ -27,26 +28,41 @@ class Writer {
     XMLElement* root = doc.NewElement("articula");
     root->SetAttribute("version", kSceneFormatVersion);
     doc.InsertEndChild(root);
-    writeOptions(root);
-    q = m_world.getPositions();
-    v = m_world.getVelocities();
-    tau = m_world.getState().forces;
-    space = m_world.getStateSpace();
-    for (const auto& body : m_world.getRigidBodies()) writeRigidBody(root, body);
-    for (const auto& mb : m_world.getMultibodies()) writeMultibody(root, mb);
-    for (const auto& f : m_world.getFrames()) writeFrame(root, f);
-    writeShapes(root, Frame::World());
-    for (const auto& body : m_world.getRigidBodies()) writeShapes(root, body);
-    for (const auto& mb : m_world.getMultibodies())
-      for (const auto& link : mb.getLinks()) writeShapes(root, link);
-    for (const auto& s : m_world.getCollisionSettings()) {
-      XMLElement* e = child(root, "collision_setting");
-      e->SetAttribute("a", frameName(s.a).c_str());
-      e->SetAttribute("b", frameName(s.b).c_str());
-      e->SetAttribute("enabled", s.enabled);
+    const WorldSpec spec = m_world.getSpec();
+    writeOptions(root, spec.options);
+    // Rigid bodies and multibodies in the order of their state coordinates.
+    std::vector<bool> rigidDone(spec.rigidBodies.size(), false);
+    std::vector<bool> multibodyDone(spec.multibodies.size(), false);
+    for (const std::string& name : spec.ownerOrder) {
+      for (std::size_t i = 0; i < spec.rigidBodies.size(); ++i) {
+        if (!rigidDone[i] && spec.rigidBodies[i].name == name) {
+          writeRigidBody(root, spec.rigidBodies[i]);
+          rigidDone[i] = true;
+        }
+      }
+      for (std::size_t i = 0; i < spec.multibodies.size(); ++i) {
+        if (!multibodyDone[i] && spec.multibodies[i].name == name) {
+          writeMultibody(root, spec.multibodies[i]);
+          multibodyDone[i] = true;
+        }
+      }
     }
-    for (const auto& c : m_world.getLoopClosures()) writeClosure(root, c);
-    for (const auto& c : m_world.getJointCouplers()) writeCoupler(root, c);
+    for (std::size_t i = 0; i < spec.rigidBodies.size(); ++i) {
+      if (!rigidDone[i]) writeRigidBody(root, spec.rigidBodies[i]);
+    }
+    for (std::size_t i = 0; i < spec.multibodies.size(); ++i) {
+      if (!multibodyDone[i]) writeMultibody(root, spec.multibodies[i]);
+    }
+    for (const FrameSpec& f : spec.frames) writeFrame(root, f);
+    for (const ShapeSpec& sh : spec.shapes) writeShape(root, sh);
+    for (const CollisionSettingSpec& c : spec.collisionSettings) {
+      XMLElement* e = child(root, "collision_setting");
+      e->SetAttribute("a", c.a.c_str());
+      e->SetAttribute("b", c.b.c_str());
+      e->SetAttribute("enabled", c.enabled);
+    }
+    for (const ClosureSpec& c : spec.loopClosures) writeClosure(root, c);
+    for (const CouplerSpec& c : spec.jointCouplers) writeCoupler(root, c);
     if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
@@ -60,8 +76,7 @@ class Writer {
     return e;
   }
 
-  void writeOptions(XMLElement* root) {
-    const WorldOptions& o = m_world.getOptions();
+  void writeOptions(XMLElement* root, const WorldOptions& o) {
     XMLElement* e = child(root, "options");
     e->SetAttribute("gravity", formatNumbers(o.gravity).c_str());
     e->SetAttribute("time_step", formatNumber(o.timeStep).c_str());
@@ -95,35 +110,34 @@ class Writer {
     e->SetAttribute("rotational", formatRotation(in.rotational).c_str());
   }
 
-  void writeState(XMLElement* parent, const std::string& owner, const std::string& joint) {
-    const auto seg = space.segment(owner, joint);
-    if (!seg || (seg->numPositions == 0 && seg->numDofs == 0)) return;
+  void writeState(XMLElement* parent, const VectorXd& q, const VectorXd& v, const VectorXd& tau) {
+    if (q.size() == 0 && v.size() == 0) return;
     XMLElement* e = child(parent, "state");
-    e->SetAttribute("q", formatNumbers(q.segment(seg->positionOffset, seg->numPositions)).c_str());
-    e->SetAttribute("v", formatNumbers(v.segment(seg->velocityOffset, seg->numDofs)).c_str());
-    e->SetAttribute("tau", formatNumbers(tau.segment(seg->velocityOffset, seg->numDofs)).c_str());
+    e->SetAttribute("q", formatNumbers(q).c_str());
+    e->SetAttribute("v", formatNumbers(v).c_str());
+    e->SetAttribute("tau", formatNumbers(tau).c_str());
   }
 
-  void writeRigidBody(XMLElement* root, const RigidBody& body) {
+  void writeRigidBody(XMLElement* root, const RigidBodySpec& body) {
     XMLElement* e = child(root, "rigid_body");
-    e->SetAttribute("name", body.name().c_str());
-    writeInertia(e, body.getInertia());
-    writeState(e, body.name(), "");
+    e->SetAttribute("name", body.name.c_str());
+    writeInertia(e, body.inertia);
+    VectorXd q(7);
+    q << body.position, body.orientation.coeffs();
+    writeState(e, q, body.velocity, body.force);
   }
 
-  void writeMultibody(XMLElement* root, const Multibody& mb) {
+  void writeMultibody(XMLElement* root, const MultibodySpec& mb) {
     XMLElement* e = child(root, "multibody");
-    e->SetAttribute("name", mb.name().c_str());
-    e->SetAttribute("self_collision", mb.getSelfCollision());
-    for (const Link& link : mb.getLinks()) {
+    e->SetAttribute("name", mb.name.c_str());
+    e->SetAttribute("self_collision", mb.selfCollision);
+    for (const LinkSpec& link : mb.links) {
       XMLElement* l = child(e, "link");
-      l->SetAttribute("name", leafName(link.name()).c_str());
-      const auto parent = link.getParentLink();
-      if (parent) l->SetAttribute("parent", leafName(parent->name()).c_str());
-      writeInertia(l, link.getInertia());
-      const Joint joint = link.getParentJoint();
-      writeJoint(l, joint.getSpec());
-      writeState(l, mb.name(), joint.name());
+      l->SetAttribute("name", link.name.c_str());
+      if (!link.parent.empty()) l->SetAttribute("parent", link.parent.c_str());
+      writeInertia(l, link.inertia);
+      writeJoint(l, link.joint);
+      writeState(l, link.q, link.v, link.tau);
     }
   }
 
@@ -157,33 +171,24 @@ class Writer {
     writePose(e, "child_offset", js.childOffset);
   }
 
-  void writeFrame(XMLElement* root, const Frame& f) {
+  void writeFrame(XMLElement* root, const FrameSpec& f) {
     XMLElement* e = child(root, "frame");
-    e->SetAttribute("name", f.name().c_str());
-    const bool isFree = f.kind() == FrameKind::FreeFrame;
-    e->SetAttribute("kind", isFree ? "free" : "fixed");
-    e->SetAttribute("parent", frameName(f.getParentFrame()).c_str());
-    if (isFree) {
-      const FreeFrame ff = *m_world.getFreeFrame(f.name());
-      writePose(e, "pose", ff.getRelativeTransform());
-      e->SetAttribute("velocity", formatNumbers(ff.getRelativeSpatialVelocity()).c_str());
-      e->SetAttribute("acceleration", formatNumbers(ff.getRelativeSpatialAcceleration()).c_str());
-    } else {
-      writePose(e, "pose", m_world.getFixedFrame(f.name())->getRelativeTransform());
+    e->SetAttribute("name", f.name.c_str());
+    e->SetAttribute("kind", f.isFree ? "free" : "fixed");
+    e->SetAttribute("parent", f.parent.c_str());
+    writePose(e, "pose", f.pose);
+    if (f.isFree) {
+      e->SetAttribute("velocity", formatNumbers(f.velocity).c_str());
+      e->SetAttribute("acceleration", formatNumbers(f.acceleration).c_str());
     }
   }
 
-  void writeShapes(XMLElement* root, const Frame& owner) {
-    for (const Shape& s : m_world.getCollisionShapes(owner)) writeShape(root, s);
-    for (const Shape& s : m_world.getVisualShapes(owner)) writeShape(root, s);
-  }
-
-  void writeShape(XMLElement* root, const Shape& s) {
+  void writeShape(XMLElement* root, const ShapeSpec& s) {
     XMLElement* e = child(root, "shape");
-    e->SetAttribute("name", s.name().c_str());
-    e->SetAttribute("kind", s.isCollision() ? "collision" : "visual");
-    e->SetAttribute("owner", frameName(s.getOwner()).c_str());
-    const Geometry& g = s.getGeometry();
+    e->SetAttribute("name", s.name.c_str());
+    e->SetAttribute("kind", s.collision ? "collision" : "visual");
+    e->SetAttribute("owner", s.owner.c_str());
+    const Geometry& g = s.geometry;
     XMLElement* ge = child(e, "geometry");
     std::string type(toString(g.type));  // "convex mesh" → "convex_mesh"
     std::replace(type.begin(), type.end(), ' ', '_');
@@ -223,15 +228,14 @@ class Writer {
         break;
       }
     }
-    writePose(e, "pose", s.getLocalPose());
-    if (s.isCollision()) {
-      const Material m = s.getMaterial();
+    writePose(e, "pose", s.pose);
+    if (s.collision) {
       XMLElement* me = child(e, "material");
-      me->SetAttribute("friction", formatNumber(m.friction).c_str());
-      me->SetAttribute("restitution", formatNumber(m.restitution).c_str());
-      e->SetAttribute("collidable", s.isCollidable());
+      me->SetAttribute("friction", formatNumber(s.material.friction).c_str());
+      me->SetAttribute("restitution", formatNumber(s.material.restitution).c_str());
+      e->SetAttribute("collidable", s.collidable);
     } else {
-      e->SetAttribute("color", formatNumbers(s.getColor()).c_str());
+      e->SetAttribute("color", formatNumbers(s.color).c_str());
     }
   }
 
@@ -249,28 +253,26 @@ class Writer {
     e->SetAttribute("max_iterations", p.maxIterations);
   }
 
-  void writeClosure(XMLElement* root, const LoopClosure& c) {
-    const LoopClosureSpec spec = c.getSpec();
+  void writeClosure(XMLElement* root, const ClosureSpec& c) {
     XMLElement* e = child(root, "loop_closure");
-    e->SetAttribute("name", c.name().c_str());
-    e->SetAttribute("family", std::string(toString(spec.family)).c_str());
-    e->SetAttribute("frame_a", frameName(spec.frameA).c_str());
-    e->SetAttribute("frame_b", frameName(spec.frameB).c_str());
-    if (spec.family == LoopClosureFamily::Distance) e->SetAttribute("length", formatNumber(spec.length).c_str());
-    writePose(e, "offset_a", spec.offsetA);
-    writePose(e, "offset_b", spec.offsetB);
-    writePolicy(e, c.getRuntimePolicy());
+    e->SetAttribute("name", c.name.c_str());
+    e->SetAttribute("family", std::string(toString(c.family)).c_str());
+    e->SetAttribute("frame_a", c.frameA.c_str());
+    e->SetAttribute("frame_b", c.frameB.c_str());
+    if (c.family == LoopClosureFamily::Distance) e->SetAttribute("length", formatNumber(c.length).c_str());
+    writePose(e, "offset_a", c.offsetA);
+    writePose(e, "offset_b", c.offsetB);
+    writePolicy(e, c.policy);
   }
 
-  void writeCoupler(XMLElement* root, const JointCoupler& c) {
-    const JointCouplerSpec spec = c.getSpec();
+  void writeCoupler(XMLElement* root, const CouplerSpec& c) {
     XMLElement* e = child(root, "joint_coupler");
-    e->SetAttribute("name", c.name().c_str());
-    e->SetAttribute("leader", (spec.leader.getMultibody().name() + "/" + spec.leader.name()).c_str());
-    e->SetAttribute("follower", (spec.follower.getMultibody().name() + "/" + spec.follower.name()).c_str());
-    e->SetAttribute("ratio", formatNumber(spec.ratio).c_str());
-    e->SetAttribute("offset", formatNumber(spec.offset).c_str());
-    writePolicy(e, c.getRuntimePolicy());
+    e->SetAttribute("name", c.name.c_str());
+    e->SetAttribute("leader", c.leader.c_str());
+    e->SetAttribute("follower", c.follower.c_str());
+    e->SetAttribute("ratio", formatNumber(c.ratio).c_str());
+    e->SetAttribute("offset", formatNumber(c.offset).c_str());
+    writePolicy(e, c.policy);
   }
 
   void writeRecording(XMLElement* root, const SceneRecording& r) {
@@ -285,13 +287,8 @@ class Writer {
     if (!r.replay.empty()) e->SetAttribute("replay", meshPath(r.replay.string()).c_str());
   }
 
-  // "world", a rigid body, "multibody/link", or a user frame.
-  static std::string frameName(const Frame& f) { return f.isWorld() ? std::string("world") : f.name(); }
-
   const World& m_world;
   tinyxml2::XMLDocument doc;
-  VectorXd q, v, tau;
-  StateSpace space;
   std::filesystem::path m_meshBase;
   const std::optional<SceneRecording>& m_recording;
 

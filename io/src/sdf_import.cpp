@@ -1385,17 +1385,17 @@ class SdfImporter {
 }  // namespace
 
 ImportReport importSdf(World& world, const fs::path& file, const ImportOptions& options) {
-  return detail::guardedImport(world, file.string(), [&] {
+  return detail::guardedImport(world, file.string(), [&](World& target) {
     const std::string text = detail::readTextInput(file);
-    SdfImporter importer(world, file.string(), file.parent_path(), options);
+    SdfImporter importer(target, file.string(), file.parent_path(), options);
     return importer.run(text, &file);
   });
 }
 
 ImportReport importSdfFromString(World& world, const std::string& text, const std::string& sourceName,
                                  const fs::path& baseDirectory, const ImportOptions& options) {
-  return detail::guardedImport(world, sourceName, [&] {
-    SdfImporter importer(world, sourceName, baseDirectory, options);
+  return detail::guardedImport(world, sourceName, [&](World& target) {
+    SdfImporter importer(target, sourceName, baseDirectory, options);
     return importer.run(text, nullptr);
   });
 }

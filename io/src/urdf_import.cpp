@@ -754,8 +754,8 @@ struct Importer {
 
 ImportReport importUrdfFromString(World& world, const std::string& text, const std::string& sourceName,
                                   const fs::path& baseDirectory, const ImportOptions& options) {
-  return detail::guardedImport(world, sourceName, [&] {
-    Importer importer(world, options, sourceName, baseDirectory);
+  return detail::guardedImport(world, sourceName, [&](World& target) {
+    Importer importer(target, options, sourceName, baseDirectory);
     return importer.run(text);
   });
 }
