@@ -7,38 +7,38 @@
 
 namespace articula::studio {
 
-SceneTextCommand::SceneTextCommand(Document* document, const QString& label, std::string before, std::string after,
-                                   QString mergeKey)
+DesignCommand::DesignCommand(Document* document, const QString& label, WorldSpec before, WorldSpec after,
+                             QString mergeKey)
     : QUndoCommand(label),
       m_document(document),
       m_before(std::move(before)),
       m_after(std::move(after)),
       m_mergeKey(std::move(mergeKey)) {}
 
-void SceneTextCommand::undo() {
+void DesignCommand::undo() {
   restore(m_before);
   m_applied = false;
 }
 
-void SceneTextCommand::redo() {
+void DesignCommand::redo() {
   if (m_applied) return;  // pushed after the edit was made
   restore(m_after);
   m_applied = true;
 }
 
-void SceneTextCommand::restore(const std::string& text) {
+void DesignCommand::restore(const WorldSpec& spec) {
   // Undo runs from Qt's event handling: an error is reported, not thrown
-  // (the design then stays as it was; a mesh file may have gone since).
+  // (the design then stays as it was).
   try {
-    m_document->restoreText(text);
+    m_document->restoreSpec(spec);
   } catch (const std::exception& e) {
     m_document->report(
         QObject::tr("\"%1\" could not be undone or redone: %2").arg(actionText(), QString::fromUtf8(e.what())));
   }
 }
 
-bool SceneTextCommand::mergeWith(const QUndoCommand* other) {
-  const auto* o = static_cast<const SceneTextCommand*>(other);
+bool DesignCommand::mergeWith(const QUndoCommand* other) {
+  const auto* o = static_cast<const DesignCommand*>(other);
   if (m_mergeKey.isEmpty() || o->m_mergeKey != m_mergeKey) return false;
   m_after = o->m_after;
   return true;

@@ -2,15 +2,16 @@
 /// @file
 /// The undo commands of the document. A command holds names and values,
 /// never engine handles (they do not survive a rebuilt world):
-/// - SceneTextCommand: any design edit, as the serialized design before and
-///   after it; undo and redo rebuild the world from that text, so the round
-///   trip is exact by construction of the scene format's exact round trip.
+/// - DesignCommand: any design edit, as the world spec (WorldSpec) before
+///   and after it; undo and redo rebuild the world from the spec, which is
+///   exact by construction (World(getSpec()) steps bit for bit alike).
 /// - PositionsCommand: a change of the coordinates q only (gizmo drags,
 ///   joint-coordinate fields), applied in place without rebuilding.
 /// Both merge with the command before them when their merge keys match
 /// (one undo step per continuous drag or per run of edits of one field).
 
 #include <articula/types.hpp>
+#include <articula/world_spec.hpp>
 
 #include <QString>
 #include <QUndoCommand>
@@ -21,26 +22,26 @@ namespace articula::studio {
 
 class Document;
 
-class SceneTextCommand : public QUndoCommand {
+class DesignCommand : public QUndoCommand {
  public:
   /// The edit has already been applied: the first redo() does nothing.
-  SceneTextCommand(Document* document, const QString& label, std::string before, std::string after, QString mergeKey);
+  DesignCommand(Document* document, const QString& label, WorldSpec before, WorldSpec after, QString mergeKey);
   void undo() override;
   void redo() override;
   int id() const override { return kId; }
   bool mergeWith(const QUndoCommand* other) override;
 
-  const std::string& before() const { return m_before; }
-  const std::string& after() const { return m_after; }
+  const WorldSpec& before() const { return m_before; }
+  const WorldSpec& after() const { return m_after; }
 
   static constexpr int kId = 1;
 
  private:
-  void restore(const std::string& text);
+  void restore(const WorldSpec& spec);
 
   Document* m_document;
-  std::string m_before;
-  std::string m_after;
+  WorldSpec m_before;
+  WorldSpec m_after;
   QString m_mergeKey;
   bool m_applied = true;
 };

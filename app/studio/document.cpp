@@ -89,21 +89,23 @@ std::string Document::sceneText() const {
   return io::sceneToString(*m_world, baseDirectory());
 }
 
-std::string Document::undoText() const {
-  // Absolute mesh paths: the text reads back whatever the document's
-  // folder is by then (Save As to another folder).
-  return io::sceneToString(*m_world);
+WorldSpec Document::designSpec() const {
+  return m_world->getSpec();
 }
 
-void Document::restoreText(const std::string& text) {
-  // Read into a fresh world: when the text does not load (a mesh file gone
-  // since), the design stays as it is.
-  auto fresh = std::make_unique<World>();
-  io::loadSceneFromString(*fresh, text, "<design>");
+void Document::restoreSpec(const WorldSpec& spec) {
+  // Built aside: a spec that fails leaves the design as it is.
+  auto fresh = std::make_unique<World>(spec);
   m_world = std::move(fresh);
   m_dragStart.reset();
   dropStaleSelection();
   emit designReset();
+}
+
+void Document::restoreText(const std::string& text) {
+  World scratch;
+  io::loadSceneFromString(scratch, text, "<design>");
+  restoreSpec(scratch.getSpec());
 }
 
 void Document::report(const QString& text) {
@@ -118,23 +120,21 @@ bool Document::edit(const QString& label, const std::function<void(World&)>& op,
   }
   // A gizmo drag still held is its own step, before this one.
   if (m_dragStart) endPositionsDrag(tr("Move"));
-  const std::string before = undoText();
+  WorldSpec before = designSpec();
   try {
     op(*m_world);
   } catch (const std::exception& e) {
     try {
-      restoreText(before);
+      restoreSpec(before);
     } catch (const std::exception& again) {
-      // The text was written by undoText() a moment ago; it reads back
-      // unless a mesh file it names went away meanwhile.
       emit message(tr("The design could not be put back as it was: %1").arg(QString::fromUtf8(again.what())));
     }
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  std::string after = undoText();
+  WorldSpec after = designSpec();
   if (after == before) return true;
-  m_undo->push(new SceneTextCommand(this, label, before, std::move(after), mergeKey));
+  m_undo->push(new DesignCommand(this, label, std::move(before), std::move(after), mergeKey));
   notifyDesignChanged();
   return true;
 }

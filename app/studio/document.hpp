@@ -80,10 +80,12 @@ class Document : public QObject {
   std::string sceneText() const;
   /// Folder that relative paths in sceneText() resolve against.
   std::filesystem::path baseDirectory() const;
-  /// The design as the undo commands keep it: like sceneText() but with
-  /// absolute mesh paths, so that it reads back after the document moved.
-  std::string undoText() const;
-  /// Rebuilds the world from undoText() text (undo/redo). Emits designReset().
+  /// The design as the undo commands keep it (World::getSpec).
+  WorldSpec designSpec() const;
+  /// Rebuilds the world from a spec (undo/redo). Emits designReset().
+  /// @throws Error for a spec that builds no world (the world is then unchanged).
+  void restoreSpec(const WorldSpec& spec);
+  /// Rebuilds the world from scene text (tests, recovery).
   /// @throws io::ImportError for text that does not load (the world is
   ///         then unchanged).
   void restoreText(const std::string& text);

@@ -4,8 +4,6 @@
 #include <articula/error.hpp>
 #include <articula/io/scene_file.hpp>
 
-#include <tinyxml2.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -163,14 +161,6 @@ Shape addShape(World& world, const ShapeCopy& c) {
                      : world.addVisualShape(c.owner, c.visualOptions);
 }
 
-void setCopyGeometry(ShapeCopy& c, const Geometry& geometry) {
-  if (c.collision) {
-    c.collisionOptions.geometry = geometry;
-  } else {
-    c.visualOptions.geometry = geometry;
-  }
-}
-
 void setCopyName(ShapeCopy& c, const std::string& name) {
   if (c.collision) {
     c.collisionOptions.name = name;
@@ -188,45 +178,7 @@ std::vector<Shape> shapesOf(const World& world, const Frame& owner) {
   return shapes;
 }
 
-// Re-creates `first` and every later item of the same sequence with
-// `replace` applied to `first`'s copy, so that the sequence keeps its order.
-// When re-creating fails, the originals are put back and the error rethrown.
-// `add(copy, false)` creates an item, `add(copy, true)` removes the item of
-// that name if there is one.
-template <typename Copy, typename Remove, typename Add>
-void recreateInOrder(const std::vector<Copy>& copies, std::size_t first, const std::function<void(Copy&)>& replace,
-                     Remove remove, Add add) {
-  const std::vector<Copy> originals(copies.begin() + static_cast<std::ptrdiff_t>(first), copies.end());
-  std::vector<Copy> changed = originals;
-  replace(changed.front());
-  remove();
-  std::size_t added = 0;
-  try {
-    for (const Copy& c : changed) {
-      add(c, false);
-      ++added;
-    }
-  } catch (...) {
-    // The item that failed may exist half-configured: take it away too.
-    for (std::size_t k = std::min(added + 1, changed.size()); k-- > 0;) add(changed[k], true);
-    for (const Copy& c : originals) add(c, false);
-    throw;
-  }
-}
-
 // ---- loop closures and couplers ------------------------------------------------
-
-struct ClosureCopy {
-  std::string name;
-  LoopClosureSpec spec;
-  LoopClosureRuntimePolicy policy;
-};
-
-struct CouplerCopy {
-  std::string name;
-  JointCouplerSpec spec;
-  LoopClosureRuntimePolicy policy;
-};
 
 // Moves the follower so that the coupler holds (when it is projected).
 void satisfyCoupler(const JointCoupler& coupler) {
@@ -273,128 +225,6 @@ Inertia combine(const std::vector<Inertia>& parts) {
   return total;
 }
 
-// ---- rename ----------------------------------------------------------------------
-
-using tinyxml2::XMLElement;
-
-void replaceAttribute(XMLElement* e, const char* attribute, const std::string& from, const std::string& to) {
-  const char* value = e->Attribute(attribute);
-  if (value != nullptr && from == value) e->SetAttribute(attribute, to.c_str());
-}
-
-// Replaces the leading "from/" of an attribute by "to/".
-void replacePrefix(XMLElement* e, const char* attribute, const std::string& from, const std::string& to) {
-  const char* value = e->Attribute(attribute);
-  if (value == nullptr) return;
-  const std::string text = value;
-  const std::string prefix = from + "/";
-  if (text.compare(0, prefix.size(), prefix) == 0)
-    e->SetAttribute(attribute, (to + "/" + text.substr(prefix.size())).c_str());
-}
-
-// The attributes that name a frame ("world", a rigid body, "multibody/link"
-// or a user frame), per element.
-const std::vector<std::pair<std::string, std::vector<const char*>>>& frameAttributes() {
-  static const std::vector<std::pair<std::string, std::vector<const char*>>> attributes = {
-      {"shape", {"owner"}},
-      {"frame", {"parent"}},
-      {"collision_setting", {"a", "b"}},
-      {"loop_closure", {"frame_a", "frame_b"}},
-  };
-  return attributes;
-}
-
-// Applies `f(element, attribute)` to every frame reference of the scene.
-template <typename F>
-void forEachFrameReference(XMLElement* root, F f) {
-  for (XMLElement* e = root->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
-    for (const auto& [element, attributes] : frameAttributes()) {
-      if (element != e->Name()) continue;
-      for (const char* attribute : attributes) f(e, attribute);
-    }
-  }
-}
-
-template <typename F>
-void forEachJointReference(XMLElement* root, F f) {
-  for (XMLElement* e = root->FirstChildElement("joint_coupler"); e != nullptr;
-       e = e->NextSiblingElement("joint_coupler")) {
-    f(e, "leader");
-    f(e, "follower");
-  }
-}
-
-XMLElement* namedChild(XMLElement* root, const char* element, const std::string& name) {
-  for (XMLElement* e = root->FirstChildElement(element); e != nullptr; e = e->NextSiblingElement(element)) {
-    const char* value = e->Attribute("name");
-    if (value != nullptr && name == value) return e;
-  }
-  return nullptr;
-}
-
-XMLElement* requireNamedChild(XMLElement* root, const char* element, const std::string& name) {
-  XMLElement* e = namedChild(root, element, name);
-  if (e == nullptr) throw InvalidArgument("the scene has no <" + std::string(element) + "> named " + quoted(name));
-  return e;
-}
-
-// Rewrites the serialized design so that `ref` is called `newName`.
-void renameInScene(XMLElement* root, const ObjectRef& ref, const std::string& newName) {
-  switch (ref.kind) {
-    case ObjectKind::RigidBody:
-    case ObjectKind::Frame: {
-      requireNamedChild(root, ref.kind == ObjectKind::RigidBody ? "rigid_body" : "frame", ref.name)
-          ->SetAttribute("name", newName.c_str());
-      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newName); });
-      break;
-    }
-    case ObjectKind::Multibody: {
-      requireNamedChild(root, "multibody", ref.name)->SetAttribute("name", newName.c_str());
-      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replacePrefix(e, a, ref.name, newName); });
-      forEachJointReference(root, [&](XMLElement* e, const char* a) { replacePrefix(e, a, ref.name, newName); });
-      break;
-    }
-    case ObjectKind::Link: {
-      const auto [mbName, linkName] = splitPath(ref.name);
-      XMLElement* mb = requireNamedChild(root, "multibody", mbName);
-      requireNamedChild(mb, "link", linkName)->SetAttribute("name", newName.c_str());
-      for (XMLElement* l = mb->FirstChildElement("link"); l != nullptr; l = l->NextSiblingElement("link")) {
-        replaceAttribute(l, "parent", linkName, newName);
-      }
-      const std::string newPath = mbName + "/" + newName;
-      forEachFrameReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newPath); });
-      break;
-    }
-    case ObjectKind::Joint: {
-      const auto [mbName, jointName] = splitPath(ref.name);
-      XMLElement* mb = requireNamedChild(root, "multibody", mbName);
-      XMLElement* joint = nullptr;
-      for (XMLElement* l = mb->FirstChildElement("link"); l != nullptr && joint == nullptr;
-           l = l->NextSiblingElement("link")) {
-        XMLElement* j = l->FirstChildElement("joint");
-        if (j != nullptr && j->Attribute("name") != nullptr && jointName == j->Attribute("name")) joint = j;
-      }
-      if (joint == nullptr) throw InvalidArgument("the scene has no joint named " + quoted(ref.name));
-      joint->SetAttribute("name", newName.c_str());
-      const std::string newPath = mbName + "/" + newName;
-      forEachJointReference(root, [&](XMLElement* e, const char* a) { replaceAttribute(e, a, ref.name, newPath); });
-      break;
-    }
-    case ObjectKind::Shape:
-      requireNamedChild(root, "shape", ref.name)->SetAttribute("name", newName.c_str());
-      break;
-    case ObjectKind::LoopClosure:
-      requireNamedChild(root, "loop_closure", ref.name)->SetAttribute("name", newName.c_str());
-      break;
-    case ObjectKind::Coupler:
-      requireNamedChild(root, "joint_coupler", ref.name)->SetAttribute("name", newName.c_str());
-      break;
-    default:
-      throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be renamed");
-  }
-}
-
-// Whether `newName` is taken by another object of the kind's namespace.
 bool nameTaken(const World& world, const ObjectRef& ref, const std::string& newName) {
   switch (ref.kind) {
     case ObjectKind::RigidBody:
@@ -1006,112 +836,59 @@ ObjectRef rename(World& world, const ObjectRef& ref, const std::string& newName)
                         quoted(newName) + ": the name is already taken");
   }
 
-  const std::string before = io::sceneToString(world);
-  tinyxml2::XMLDocument doc;
-  if (doc.Parse(before.c_str(), before.size()) != tinyxml2::XML_SUCCESS || doc.RootElement() == nullptr) {
-    throw InvalidArgument(std::string("the design could not be read back for renaming: ") + doc.ErrorStr());
-  }
-  renameInScene(doc.RootElement(), ref, newName);
-  tinyxml2::XMLPrinter printer;
-  doc.Print(&printer);
-  const std::string after = printer.CStr();
-
-  world.clear();
-  try {
-    io::loadSceneFromString(world, after, "<rename>");
-  } catch (...) {
-    world.clear();
-    io::loadSceneFromString(world, before, "<design>");
-    throw;
+  switch (ref.kind) {
+    case ObjectKind::RigidBody:
+      requireRigidBody(world, ref).setName(newName);
+      break;
+    case ObjectKind::Multibody:
+      requireMultibody(world, ref).setName(newName);
+      break;
+    case ObjectKind::Link:
+      requireLink(world, ref).setName(newName);
+      break;
+    case ObjectKind::Joint:
+      requireJoint(world, ref).setName(newName);
+      break;
+    case ObjectKind::Shape:
+      requireShape(world, ref).setName(newName);
+      break;
+    case ObjectKind::LoopClosure:
+      requireLoopClosure(world, ref).setName(newName);
+      break;
+    case ObjectKind::Coupler:
+      requireCoupler(world, ref).setName(newName);
+      break;
+    default:
+      requireFrame(world, ref).setName(newName);
+      break;
   }
   return renamedRef(ref, newName);
 }
 
-// ---- replacements that keep names and order ----------------------------------------------
+// ---- in-place replacements ------------------------------------------------------------------
 
 void setShapeGeometry(World& world, const ObjectRef& shapeRef, const Geometry& geometry) {
-  const Shape shape = requireShape(world, shapeRef);
-  const Frame owner = shape.getOwner();
-  const std::vector<Shape> shapes = shapesOf(world, owner);
-  std::vector<ShapeCopy> copies;
-  std::size_t first = 0;
-  for (std::size_t k = 0; k < shapes.size(); ++k) {
-    if (shapes[k] == shape) first = k;
-    copies.push_back(captureShape(shapes[k]));
-  }
-  recreateInOrder<ShapeCopy>(
-      copies, first, [&](ShapeCopy& c) { setCopyGeometry(c, geometry); },
-      [&] {
-        for (std::size_t k = first; k < shapes.size(); ++k) world.remove(shapes[k]);
-      },
-      [&](const ShapeCopy& c, bool undo) {
-        if (undo) {
-          const std::string& n = c.collision ? c.collisionOptions.name : c.visualOptions.name;
-          if (auto s = world.getShape(n)) world.remove(*s);
-        } else {
-          addShape(world, c);
-        }
-      });
+  requireShape(world, shapeRef).setGeometry(geometry);
 }
 
 void setLoopClosureGeometry(World& world, const ObjectRef& closureRef, LoopClosureFamily family,
                             const Isometry3d& offsetA, const Isometry3d& offsetB, double length) {
-  const LoopClosure closure = requireLoopClosure(world, closureRef);
-  const std::vector<LoopClosure> closures = world.getLoopClosures();
-  std::vector<ClosureCopy> copies;
-  std::size_t first = 0;
-  for (std::size_t k = 0; k < closures.size(); ++k) {
-    if (closures[k] == closure) first = k;
-    copies.push_back(ClosureCopy{closures[k].name(), closures[k].getSpec(), closures[k].getRuntimePolicy()});
-  }
-  recreateInOrder<ClosureCopy>(
-      copies, first,
-      [&](ClosureCopy& c) {
-        c.spec.family = family;
-        c.spec.offsetA = offsetA;
-        c.spec.offsetB = offsetB;
-        c.spec.length = family == LoopClosureFamily::Distance ? length : 0.0;
-      },
-      [&] {
-        for (std::size_t k = first; k < closures.size(); ++k) world.remove(closures[k]);
-      },
-      [&](const ClosureCopy& c, bool undo) {
-        if (undo) {
-          if (auto existing = world.getLoopClosure(c.name)) world.remove(*existing);
-        } else {
-          LoopClosure added = world.addLoopClosure(c.name, c.spec);
-          added.setRuntimePolicy(c.policy);
-        }
-      });
+  LoopClosure closure = requireLoopClosure(world, closureRef);
+  LoopClosureSpec spec = closure.getSpec();
+  spec.family = family;
+  spec.offsetA = offsetA;
+  spec.offsetB = offsetB;
+  spec.length = family == LoopClosureFamily::Distance ? length : 0.0;
+  closure.setSpec(spec);
 }
 
 void setCouplerRatio(World& world, const ObjectRef& couplerRef, double ratio, double offset) {
-  const JointCoupler coupler = requireCoupler(world, couplerRef);
-  const std::vector<JointCoupler> couplers = world.getJointCouplers();
-  std::vector<CouplerCopy> copies;
-  std::size_t first = 0;
-  for (std::size_t k = 0; k < couplers.size(); ++k) {
-    if (couplers[k] == coupler) first = k;
-    copies.push_back(CouplerCopy{couplers[k].name(), couplers[k].getSpec(), couplers[k].getRuntimePolicy()});
-  }
-  recreateInOrder<CouplerCopy>(
-      copies, first,
-      [&](CouplerCopy& c) {
-        c.spec.ratio = ratio;
-        c.spec.offset = offset;
-      },
-      [&] {
-        for (std::size_t k = first; k < couplers.size(); ++k) world.remove(couplers[k]);
-      },
-      [&](const CouplerCopy& c, bool undo) {
-        if (undo) {
-          if (auto existing = world.getJointCoupler(c.name)) world.remove(*existing);
-        } else {
-          JointCoupler added = world.addJointCoupler(c.name, c.spec);
-          added.setRuntimePolicy(c.policy);
-        }
-      });
-  satisfyCoupler(*world.getJointCoupler(couplerRef.name));
+  JointCoupler coupler = requireCoupler(world, couplerRef);
+  JointCouplerSpec spec = coupler.getSpec();
+  spec.ratio = ratio;
+  spec.offset = offset;
+  coupler.setSpec(spec);
+  satisfyCoupler(coupler);
 }
 
 }  // namespace articula::studio::ops

@@ -1201,7 +1201,7 @@ bool MainWindow::enterSimulation() {
   if (m_document->sceneRecording()) recording = m_document->sceneRecording()->options;
   recording.budgetBytes = static_cast<std::size_t>(Preferences::load().recordingBudgetMiB * 1024.0 * 1024.0);
   try {
-    m_simulation->start(m_document->sceneText(), m_document->baseDirectory(), recording);
+    m_simulation->start(m_document->designSpec(), recording);
   } catch (const std::exception& e) {
     appendMessage(tr("Cannot simulate: %1").arg(QString::fromUtf8(e.what())));
     m_dialogs.error(this, tr("Cannot simulate"), QString::fromUtf8(e.what()));
@@ -1236,7 +1236,7 @@ bool MainWindow::loadReplay(const QString& path) {
   try {
     Recording recording = Recording::load(toPath(path));
     const RecordingOptions options = recording.options();
-    m_simulation->start(m_document->sceneText(), m_document->baseDirectory(), options, std::move(recording));
+    m_simulation->start(m_document->designSpec(), options, std::move(recording));
   } catch (const std::exception& e) {
     return refuse(e);
   }

@@ -776,12 +776,17 @@ Simulation::~Simulation() {
 
 void Simulation::start(const std::string& sceneText, const std::filesystem::path& baseDirectory,
                        const RecordingOptions& recording, std::optional<Recording> replay) {
+  World scratch;
+  io::loadSceneFromString(scratch, sceneText, "<design>", baseDirectory);
+  start(scratch.getSpec(), recording, std::move(replay));
+}
+
+void Simulation::start(const WorldSpec& design, const RecordingOptions& recording, std::optional<Recording> replay) {
   auto worker = std::make_unique<Worker>();
   worker->owner = this;
   worker->publisher = m_publisher.get();
-  worker->world = std::make_unique<World>();
+  worker->world = std::make_unique<World>(design);
   World& world = *worker->world;
-  io::loadSceneFromString(world, sceneText, "<design>", baseDirectory);
   world.enterSimulationMode();
   auto description = std::make_shared<const viewer::SceneDescription>(viewer::describeScene(world));
   if (replay) replay->checkLayout(world);

@@ -66,6 +66,9 @@ class Simulation : public QObject {
   ///         LayoutIncompatible; nothing is started then.
   void start(const std::string& sceneText, const std::filesystem::path& baseDirectory,
              const RecordingOptions& recording = {}, std::optional<Recording> replay = std::nullopt);
+  /// As above, from a copy of the design's spec (what the studio runs).
+  void start(const WorldSpec& design, const RecordingOptions& recording = {},
+             std::optional<Recording> replay = std::nullopt);
   /// Ends the simulation and its thread; the simulation world is discarded.
   /// The efforts and targets sent are forgotten (as by start()).
   void stop();

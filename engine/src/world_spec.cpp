@@ -97,6 +97,104 @@ void WorldSpec::append(const WorldSpec& other) {
 
 namespace {
 
+template <class Derived>
+bool same(const Eigen::MatrixBase<Derived>& a, const Eigen::MatrixBase<Derived>& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+}
+bool same(const Isometry3d& a, const Isometry3d& b) {
+  return a.matrix() == b.matrix();
+}
+bool same(const Inertia& a, const Inertia& b) {
+  return a.mass == b.mass && a.com == b.com && a.rotational == b.rotational;
+}
+bool same(const Geometry& a, const Geometry& b) {
+  return a.type == b.type && a.size == b.size && a.radius == b.radius && a.length == b.length &&
+         a.vertices == b.vertices && a.triangles == b.triangles && a.meshFile == b.meshFile &&
+         a.meshScale == b.meshScale;
+}
+bool same(const LoopClosureRuntimePolicy& a, const LoopClosureRuntimePolicy& b) {
+  return a.enabled == b.enabled && a.kinematics == b.kinematics && a.dynamics == b.dynamics &&
+         a.stabilization == b.stabilization && a.errorReduction == b.errorReduction && a.stiffness == b.stiffness &&
+         a.damping == b.damping && a.projectAfterStep == b.projectAfterStep && a.tolerance == b.tolerance &&
+         a.maxIterations == b.maxIterations;
+}
+bool same(const JointSpec& a, const JointSpec& b) {
+  return a.name == b.name && a.type == b.type && a.axis == b.axis && a.axis2 == b.axis2 &&
+         a.eulerOrder == b.eulerOrder && a.pitch == b.pitch && same(a.parentOffset, b.parentOffset) &&
+         same(a.childOffset, b.childOffset) && same(a.positionLowerLimits, b.positionLowerLimits) &&
+         same(a.positionUpperLimits, b.positionUpperLimits) && same(a.velocityLimits, b.velocityLimits) &&
+         same(a.effortLimits, b.effortLimits) && same(a.restPositions, b.restPositions) &&
+         same(a.springStiffness, b.springStiffness) && same(a.damping, b.damping) && same(a.armature, b.armature) &&
+         same(a.coulombFriction, b.coulombFriction);
+}
+bool same(const WorldOptions& a, const WorldOptions& b) {
+  const auto& s = a.solver;
+  const auto& t = b.solver;
+  return a.gravity == b.gravity && a.timeStep == b.timeStep && a.integrator == b.integrator && s.method == t.method &&
+         s.maxIterations == t.maxIterations && s.tolerance == t.tolerance && s.warmStart == t.warmStart &&
+         s.frictionDirections == t.frictionDirections && s.restitutionThreshold == t.restitutionThreshold &&
+         s.errorCorrection == t.errorCorrection && s.errorReduction == t.errorReduction &&
+         s.allowedPenetration == t.allowedPenetration && s.maxCorrectionVelocity == t.maxCorrectionVelocity &&
+         s.constraintForceMixing == t.constraintForceMixing && s.limitErrorReduction == t.limitErrorReduction &&
+         a.divergence.maxSpeed == b.divergence.maxSpeed &&
+         a.divergence.energyGainFraction == b.divergence.energyGainFraction &&
+         a.divergence.energyFloor == b.divergence.energyFloor;
+}
+bool same(const RigidBodySpec& a, const RigidBodySpec& b) {
+  return a.name == b.name && same(a.inertia, b.inertia) && a.position == b.position &&
+         a.orientation.coeffs() == b.orientation.coeffs() && a.velocity == b.velocity && a.force == b.force;
+}
+bool same(const LinkSpec& a, const LinkSpec& b) {
+  return a.name == b.name && a.parent == b.parent && same(a.inertia, b.inertia) && same(a.joint, b.joint) &&
+         same(a.q, b.q) && same(a.v, b.v) && same(a.tau, b.tau);
+}
+bool same(const MultibodySpec& a, const MultibodySpec& b) {
+  if (a.name != b.name || a.selfCollision != b.selfCollision || a.links.size() != b.links.size()) return false;
+  for (std::size_t i = 0; i < a.links.size(); ++i) {
+    if (!same(a.links[i], b.links[i])) return false;
+  }
+  return true;
+}
+bool same(const FrameSpec& a, const FrameSpec& b) {
+  return a.name == b.name && a.isFree == b.isFree && a.parent == b.parent && same(a.pose, b.pose) &&
+         a.velocity == b.velocity && a.acceleration == b.acceleration;
+}
+bool same(const ShapeSpec& a, const ShapeSpec& b) {
+  return a.name == b.name && a.owner == b.owner && a.collision == b.collision && same(a.geometry, b.geometry) &&
+         same(a.pose, b.pose) && a.material.friction == b.material.friction &&
+         a.material.restitution == b.material.restitution && a.collidable == b.collidable && a.color == b.color;
+}
+bool same(const ClosureSpec& a, const ClosureSpec& b) {
+  return a.name == b.name && a.frameA == b.frameA && a.frameB == b.frameB && a.family == b.family &&
+         same(a.offsetA, b.offsetA) && same(a.offsetB, b.offsetB) && a.length == b.length && same(a.policy, b.policy);
+}
+bool same(const CouplerSpec& a, const CouplerSpec& b) {
+  return a.name == b.name && a.leader == b.leader && a.follower == b.follower && a.ratio == b.ratio &&
+         a.offset == b.offset && same(a.policy, b.policy);
+}
+bool same(const CollisionSettingSpec& a, const CollisionSettingSpec& b) {
+  return a.a == b.a && a.b == b.b && a.enabled == b.enabled;
+}
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!same(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool operator==(const WorldSpec& a, const WorldSpec& b) {
+  return same(a.options, b.options) && same(a.rigidBodies, b.rigidBodies) && same(a.multibodies, b.multibodies) &&
+         same(a.frames, b.frames) && same(a.shapes, b.shapes) && same(a.loopClosures, b.loopClosures) &&
+         same(a.jointCouplers, b.jointCouplers) && same(a.collisionSettings, b.collisionSettings) &&
+         a.ownerOrder == b.ownerOrder;
+}
+
+namespace {
+
 // The current coordinates of a joint (link slot) or rigid body (slot): the
 // compiled state when the model is current, else the record.
 struct Coordinates {

@@ -144,6 +144,13 @@ struct WorldSpec {
   void append(const WorldSpec& other);
 };
 
+/// Exact equality of two specs (every value, name and order), e.g. to tell
+/// whether an edit changed anything.
+bool operator==(const WorldSpec& a, const WorldSpec& b);
+inline bool operator!=(const WorldSpec& a, const WorldSpec& b) {
+  return !(a == b);
+}
+
 /// How World::applySpec treats the state of objects that exist before and after.
 enum class SpecStatePolicy {
   KeepByName,  ///< rigid bodies and joints whose name (and joint type) persist keep the world's current q, v, τ
