@@ -697,7 +697,7 @@ Eigen::AlignedBox3d worldBounds(const Shape& shape) {
   Eigen::AlignedBox3d box;
   const Geometry& g = shape.getGeometry();
   const Isometry3d X = shape.getWorldTransform();
-  Vector3d half;
+  Vector3d half = Vector3d::Zero();
   switch (g.type) {
     case GeometryType::Plane:
       return box;
