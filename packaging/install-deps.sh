@@ -12,6 +12,7 @@ engine_pkgs=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libbullet-dev
   qt6-base-dev            # Qt Test drives every test executable
+  clang-format            # the format_check test (.clang-format)
 )
 full_pkgs=(
   "${engine_pkgs[@]}"

@@ -6,6 +6,7 @@
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
+#include "models.hpp"
 #include "run_tool.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ QString sourcePath(const QString& relative) {
 }
 
 QString modelsPath() {
-  return QStringLiteral(ARTICULA_SOURCE_DIR "/../shared/models/example-robot-data/robots");
+  return articula::test::modelsDir() + "/example-robot-data/robots";
 }
 
 // Pixels whose strongest channel leads the others by 40.
@@ -109,7 +110,7 @@ class TestRenderCli : public QObject {
 
   void rendersARobotUrdf() {
     const QString urdf = modelsPath() + "/panda_description/urdf/panda.urdf";
-    if (!QFile::exists(urdf)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(urdf);
     const QString out = m_dir.filePath("panda.png");
     const RunResult r = runTool({"render", urdf, "--package-path", modelsPath(), "--out", out, "--size", "320x240",
                                  "--hide", "grid", "--camera", "front", "-q"});

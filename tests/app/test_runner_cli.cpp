@@ -10,6 +10,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "models.hpp"
 #include "run_tool.hpp"
 
 #include <cmath>
@@ -121,16 +122,6 @@ class TestRunnerCli : public QObject {
  private:
   QTemporaryDir m_dir;
   QString tmp(const QString& name) const { return m_dir.filePath(name); }
-
-  // Skips the URDF cases when the models are absent or the importer is not there yet.
-  bool urdfAvailable(QString* why) {
-    const QString models = sourcePath(QStringLiteral("../shared/models"));
-    if (!QFile::exists(models + "/" + kUr5)) {
-      *why = QStringLiteral("example-robot-data not found under ") + models;
-      return false;
-    }
-    return true;
-  }
 
  private slots:
   void initTestCase() {
@@ -683,9 +674,8 @@ class TestRunnerCli : public QObject {
   }
 
   void urdfRun() {
-    QString why;
-    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
-    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    const QString models = articula::test::modelsDir();
+    ARTICULA_REQUIRE_MODEL(models + "/" + kUr5);
     const QString csvPath = tmp(QStringLiteral("ur5.csv"));
     const RunResult r = runTool({QStringLiteral("run"), models + "/" + kUr5, QStringLiteral("--package-path"), models,
                                  QStringLiteral("--steps"), QStringLiteral("100"), QStringLiteral("--csv"), csvPath,
@@ -703,9 +693,8 @@ class TestRunnerCli : public QObject {
   }
 
   void urdfInspectAndFloatingBase() {
-    QString why;
-    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
-    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    const QString models = articula::test::modelsDir();
+    ARTICULA_REQUIRE_MODEL(models + "/" + kUr5);
     auto dofs = [&](const QStringList& extra) {
       const RunResult r = runTool(QStringList{QStringLiteral("inspect"), models + "/" + kUr5, QStringLiteral("--json"),
                                               QStringLiteral("--package-path"), models} +
@@ -794,9 +783,8 @@ class TestRunnerCli : public QObject {
   }
 
   void urdfExport() {
-    QString why;
-    if (!urdfAvailable(&why)) QSKIP(qPrintable(why));
-    const QString models = sourcePath(QStringLiteral("../shared/models"));
+    const QString models = articula::test::modelsDir();
+    ARTICULA_REQUIRE_MODEL(models + "/" + kUr5);
     const QString out = tmp(QStringLiteral("ur5.articula"));
     RunResult r =
         runTool({QStringLiteral("export"), models + "/" + kUr5, out, QStringLiteral("--package-path"), models});

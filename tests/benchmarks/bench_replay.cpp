@@ -154,7 +154,7 @@ void memory(const Scene& scene, double simulated) {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::filesystem::path models = std::filesystem::path(ARTICULA_SOURCE_DIR).parent_path() / "shared" / "models";
+  std::filesystem::path models = ARTICULA_MODELS_DIR;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;

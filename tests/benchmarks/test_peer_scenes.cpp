@@ -2,6 +2,7 @@
 // claim (closures assembled, feet on the ground), coordinates survive a
 // round trip, Articula's forward dynamics agrees with stepping and with
 // every peer engine compiled in, and the quadruped stands.
+#include "models.hpp"
 #include "peer.hpp"
 #include "scenes.hpp"
 
@@ -16,10 +17,6 @@ namespace {
 
 std::string robot(const std::string& relative) {
   return modelsDirectory() + "/example-robot-data/robots/" + relative;
-}
-
-bool haveModels() {
-  return QFileInfo::exists(QString::fromStdString(robot("panda_description/urdf/panda.urdf")));
 }
 
 double relative(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
@@ -103,9 +100,10 @@ class PeerScenesTest : public QObject {
     } else if (scene == "chain-30") {
       s = makeSerialChain(30);
     } else {
-      if (!haveModels()) QSKIP("example-robot-data is not next to the checkout");
-      s = scene == "panda" ? makeFixedBaseRobot("panda", robot("panda_description/urdf/panda.urdf"))
-                           : makeFixedBaseRobot("talos", robot("talos_data/robots/talos_reduced.urdf"));
+      const std::string urdf =
+          scene == "panda" ? robot("panda_description/urdf/panda.urdf") : robot("talos_data/robots/talos_reduced.urdf");
+      ARTICULA_REQUIRE_MODEL(urdf);
+      s = makeFixedBaseRobot(scene == "panda" ? "panda" : "talos", urdf);
     }
     auto all = makePeerBackends();
     if (all.empty()) QSKIP("no peer engine compiled in");
@@ -133,7 +131,7 @@ class PeerScenesTest : public QObject {
   }
 
   void quadrupedStands() {
-    if (!haveModels()) QSKIP("example-robot-data is not next to the checkout");
+    ARTICULA_REQUIRE_MODEL(robot("solo_description/robots/solo12.urdf"));
     const Scene s = makeQuadruped(robot("solo_description/robots/solo12.urdf"));
     QCOMPARE(s.numJointDofs(), 12);
     auto inst = makeArticulaBackend()->create(s);

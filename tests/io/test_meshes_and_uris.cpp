@@ -4,6 +4,7 @@
 // model://, file:// and relative URIs through options, environment and the
 // folders above the file.
 #include "import_common.hpp"
+#include "models.hpp"
 #include "test_helpers.hpp"
 
 #include <articula/io/import.hpp>
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kData = fs::path(ARTICULA_SOURCE_DIR) / "tests" / "data";
-const fs::path kModels = fs::path(ARTICULA_SOURCE_DIR).parent_path() / "shared" / "models";
+const fs::path kModels = articula::test::modelsPath();
 
 // The unit tetrahedron, faces counter-clockwise seen from outside.
 const std::vector<Vector3d> kTetra{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
@@ -277,7 +278,7 @@ class TestMeshesAndUris : public QObject {
     // example-robot-data's package:// URIs resolve with no path at all: the
     // folder that contains the package lies above the URDF.
     const fs::path ur5 = kModels / "example-robot-data" / "robots" / "ur_description" / "urdf" / "ur5_robot.urdf";
-    if (!fs::exists(ur5)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(ur5);
     io::ImportOptions o;
     o.useEnvironmentPaths = false;
     World world;

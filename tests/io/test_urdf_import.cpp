@@ -3,6 +3,7 @@
 // are cut into closures that hold while simulating; <mimic> becomes a
 // coupler; every malformed input gives its own ImportError with the line and
 // leaves the World empty.
+#include "models.hpp"
 #include "test_helpers.hpp"
 
 #include <articula/io/import.hpp>
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kData = fs::path(ARTICULA_SOURCE_DIR) / "tests" / "data" / "urdf";
-const fs::path kModels = fs::path(ARTICULA_SOURCE_DIR).parent_path() / "shared" / "models";
+const fs::path kModels = articula::test::modelsPath();
 const fs::path kRobots = kModels / "example-robot-data" / "robots";
 
 io::ImportOptions modelOptions() {
@@ -118,7 +119,7 @@ class TestUrdfImport : public QObject {
   void exampleRobotDataLoads() {
     QFETCH(QString, file);
     QFETCH(int, documentedDofs);
-    if (file.isEmpty()) QSKIP("../shared/models/example-robot-data is absent");
+    if (file.isEmpty()) ARTICULA_REQUIRE_MODEL(kRobots);
     const fs::path path = file.toStdString();
     World world;
     io::ImportReport report;
@@ -151,7 +152,7 @@ class TestUrdfImport : public QObject {
 
   void meshesComeFromTheirFiles() {
     const fs::path ur5 = kRobots / "ur_description" / "urdf" / "ur5_robot.urdf";
-    if (!fs::exists(ur5)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(ur5);
     World world;
     io::ImportReport report;
     EXPECT_NO_THROW(report = io::importUrdf(world, ur5, modelOptions()));
@@ -183,7 +184,7 @@ class TestUrdfImport : public QObject {
 
   void exportRefersToMeshFiles() {
     const fs::path ur5 = kRobots / "ur_description" / "urdf" / "ur5_robot.urdf";
-    if (!fs::exists(ur5)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(ur5);
     World world;
     io::importUrdf(world, ur5, modelOptions());
     QTemporaryDir dir;

@@ -312,7 +312,9 @@ void TestOverlay::plotWindowAppears() {
   QCOMPARE(overlay_->plotData(energy).size(), std::size_t{119});
   QCOMPARE(overlay_->plotData(q0).size(), std::size_t{119});
   frames(3);
-  QVERIFY(osgDB::writeImageFile(*image_, "/tmp/overlay_check.png"));
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  QVERIFY(osgDB::writeImageFile(*image_, dir.filePath("overlay_check.png").toStdString()));
 
   // The plots window hangs from the top-right corner.
   const Box box = nonClearBox(kWidth / 2, 0, kWidth, kHeight);

@@ -34,7 +34,6 @@ constexpr int kWidth = 640;
 constexpr int kHeight = 480;
 constexpr double kPi = 3.14159265358979323846;
 const Vector4d kBackground{0.15, 0.2, 0.25, 1.0};
-const char* const kPng = "/tmp/qt_host_check.png";
 
 // ---- the host widget --------------------------------------------------------
 
@@ -396,7 +395,10 @@ class TestQtHost : public QObject {
     const int before = widget().framesPainted();
     const QImage image = frame();
     QVERIFY2(widget().framesPainted() > before, "grabFramebuffer() did not run paintGL()");
-    QVERIFY(image.save(kPng));
+    // The grabbed picture saves as PNG.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(image.save(dir.filePath("qt_host_check.png")));
     const QString problem = checkPixels(image);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     // The overlay's stats panel covers the top-left corner (its margin is

@@ -3,6 +3,7 @@
 // ray hits a shape the pixel has that shape's colour, where it hits nothing
 // the pixel is the background. Debug layers change the pixels when shown.
 // Runs under Xvfb.
+#include "models.hpp"
 #include "replay_scenes.hpp"
 #include "test_helpers.hpp"
 
@@ -27,7 +28,7 @@ namespace {
 constexpr int kWidth = 480;
 constexpr int kHeight = 360;
 const Vector4d kBackground{0.2, 0.25, 0.3, 1.0};
-const fs::path kModels = fs::path(ARTICULA_SOURCE_DIR) / ".." / "shared" / "models" / "example-robot-data" / "robots";
+const fs::path kModels = articula::test::modelsPath() / "example-robot-data" / "robots";
 
 // A world drawn offscreen: description, snapshot, scene and viewport.
 struct Rendered {
@@ -169,7 +170,7 @@ class TestRender : public QObject {
   void robotUrdfMatchesRayCast() {
     requireDisplay();
     const fs::path urdf = kModels / "ur_description" / "urdf" / "ur5_robot.urdf";
-    if (!fs::exists(urdf)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(urdf);
     World w;
     io::ImportOptions options;
     options.packagePath = {kModels};

@@ -42,6 +42,22 @@ struct SideStats {
 constexpr double kStall = 1e-3;
 constexpr std::uint64_t kToleratedStalls = 3;
 
+// Under ThreadSanitizer (the tsan preset) a world step with a consumer
+// running beside it is several times slower than the warm-up measures, and
+// uneven: the stepping rate and the measured real-time factor are not
+// asserted there.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 void SideStats::record(double callSeconds) {
   maxCall = std::max(maxCall, callSeconds);
   if (callSeconds > kStall) ++stalls;
@@ -191,12 +207,12 @@ class TestSnapshotHandoff : public QObject {
     }
     const double dt = w.getOptions().timeStep;
     // A sanitized debug build steps this world far slower than 1 kHz; there
-    // the rate is not asserted (the handoff itself is, above), only the
-    // consistency of every snapshot.
+    // (and under ThreadSanitizer) the rate is not asserted (the handoff
+    // itself is, above), only the consistency of every snapshot.
     const auto warmUp = Clock::now();
     for (int i = 0; i < 50; ++i) w.step();
     const double stepSeconds = seconds(Clock::now() - warmUp) / 50.0;
-    const bool canReach1kHz = stepSeconds < 5e-4;
+    const bool canReach1kHz = stepSeconds < 5e-4 && !kThreadSanitizer;
 
     std::atomic<bool> stop{false};
     SideStats producer;
@@ -256,9 +272,11 @@ class TestSnapshotHandoff : public QObject {
     QVERIFY(static_cast<double>(consumer.count) / elapsed >= 50.0);
     // Stepping at ~1.1 kHz with dt = 1 ms: real-time factor about 1.1.
     const double expectedRtf = static_cast<double>(producer.count) * dt / elapsed;
-    QVERIFY2(
-        std::abs(publisher.latest().stats.realTimeFactor - expectedRtf) < 0.25 * expectedRtf,
-        qPrintable(QString("RTF %1, expected about %2").arg(publisher.latest().stats.realTimeFactor).arg(expectedRtf)));
+    if (!kThreadSanitizer) {
+      QVERIFY2(std::abs(publisher.latest().stats.realTimeFactor - expectedRtf) < 0.25 * expectedRtf,
+               qPrintable(
+                   QString("RTF %1, expected about %2").arg(publisher.latest().stats.realTimeFactor).arg(expectedRtf)));
+    }
   }
 
   void detachStopsPublishing() {

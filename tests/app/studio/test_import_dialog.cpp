@@ -146,14 +146,14 @@ class ImportDialogTest : public QObject {
   void preferencesKeepThePackagePath() {
     Preferences p = Preferences::load();
     QVERIFY(p.packagePath.isEmpty());
-    p.packagePath = {"/work/shared/models"};
+    p.packagePath = {"/opt/robot-models"};
     p.save();
-    QCOMPARE(Preferences::load().packagePath, QStringList{"/work/shared/models"});
+    QCOMPARE(Preferences::load().packagePath, QStringList{"/opt/robot-models"});
     PreferencesDialog dialog(Preferences::load());
     auto* list = dialog.findChild<QListWidget*>("packagePathList");
     QVERIFY(list);
     QCOMPARE(list->count(), 1);
-    QCOMPARE(dialog.preferences().packagePath, QStringList{"/work/shared/models"});
+    QCOMPARE(dialog.preferences().packagePath, QStringList{"/opt/robot-models"});
     p.packagePath.clear();
     p.save();
   }

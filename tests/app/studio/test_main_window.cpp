@@ -10,6 +10,7 @@
 #include "import_report_view.hpp"
 #include "inspector.hpp"
 #include "main_window.hpp"
+#include "models.hpp"
 #include "preferences.hpp"
 #include "scene_tree_model.hpp"
 #include "simulation.hpp"
@@ -60,7 +61,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kScenes = fs::path(ARTICULA_SOURCE_DIR) / "scenes";
-const fs::path kModels = fs::path(ARTICULA_SOURCE_DIR) / ".." / "shared" / "models" / "example-robot-data" / "robots";
+const fs::path kModels = articula::test::modelsPath() / "example-robot-data" / "robots";
 
 std::string readFile(const fs::path& p) {
   std::ifstream in(p);
@@ -207,7 +208,7 @@ class MainWindowTest : public QObject {
   // is drawn (the visuals layer changes the pixels where the robot is).
   void openUrdfThroughFileAction() {
     const fs::path urdf = kModels / "ur_description" / "urdf" / "ur5_robot.urdf";
-    if (!fs::exists(urdf)) QSKIP("../shared/models/example-robot-data is absent");
+    ARTICULA_REQUIRE_MODEL(urdf);
     chosenFile_ = QString::fromStdString(urdf.string());
     QAction* open = window_->findChild<QAction*>("actionOpen");
     QVERIFY(open);
@@ -447,8 +448,8 @@ class MainWindowTest : public QObject {
   void importDialogPicture() {
     ImportChoices choices;
     choices.packagePath = {QString::fromStdString((kModels / "..").lexically_normal().string())};
-    ImportDialog dialog("/work/shared/models/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf", choices,
-                        window_.get());
+    ImportDialog dialog(QString::fromStdString((kModels / "ur_description" / "urdf" / "ur5_robot.urdf").string()),
+                        choices, window_.get());
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     const QImage image = dialog.grab().toImage();

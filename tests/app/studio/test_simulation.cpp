@@ -208,6 +208,9 @@ class TestSimulation : public QObject {
     sim.step(400);
     sim.scrubTo(100);
     sim.resumeFromShown();
+    // Until the thread has taken the command, status() still reports the
+    // run to step 400, which would end the wait below at once.
+    sim.waitIdle();
     QTRY_VERIFY(sim.status().step > 150);
     sim.pause();
     sim.waitIdle();

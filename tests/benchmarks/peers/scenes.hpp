@@ -34,8 +34,8 @@ Scene makeQuadruped(const std::string& urdfPath);
 /// is pinned to the world by a Closure, assembled at a crank angle of 1 rad.
 Scene makeFourBars(int count);
 
-/// The directory holding example-robot-data (../shared/models of the
-/// checkout, or $ARTICULA_MODELS_DIR).
+/// The directory holding example-robot-data: the environment variable
+/// ARTICULA_MODELS_DIR if set, else the CMake cache variable of that name.
 std::string modelsDirectory();
 
 }  // namespace bench
