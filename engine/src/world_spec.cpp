@@ -409,16 +409,14 @@ class SpecBuilder {
 
   void buildRigidBody(const RigidBodySpec& b) {
     const std::string where = "rigid body '" + b.name + "'";
-    const double n = b.orientation.norm();
-    if (!b.position.allFinite() || !b.orientation.coeffs().allFinite() || std::abs(n - 1.0) > 1e-6) {
-      throw InvalidArgument(where + ": position must be finite and orientation a unit quaternion");
+    if (!b.position.allFinite() || !b.orientation.coeffs().allFinite() || !b.velocity.allFinite() ||
+        !b.force.allFinite()) {
+      throw InvalidArgument(where + ": position, orientation, velocity and force must be finite");
     }
-    if (!b.velocity.allFinite() || !b.force.allFinite()) {
-      throw InvalidArgument(where + ": velocity and force must be finite");
-    }
+    // The coordinates are stored as given (a world may hold a quaternion
+    // that is unit only to round-off): the spec rebuilds that world exactly.
     RigidBodyOptions options;
     options.inertia = b.inertia;
-    options.pose = b.pose();
     const RigidBody body = m_world.addRigidBody(b.name, options);
     auto& R = m_impl.rigidBodies[body.index()];
     R.q.resize(7);

@@ -155,10 +155,10 @@ ImportReport guardedImport(World& world, const std::string& file, F&& body) {
   ImportReport report;
   try {
     report = body(scratch);
+    world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
   } catch (...) {
     rethrowAsImportError(file);
   }
-  world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
   return report;
 }
 

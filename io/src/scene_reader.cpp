@@ -601,7 +601,13 @@ std::optional<SceneRecording> loadSceneFromString(World& world, const std::strin
   World scratch(world.getOptions());
   Reader reader(scratch, sourceName, baseDirectory);
   reader.run(text);
-  world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
+  try {
+    world.applySpec(scratch.getSpec(), SpecStatePolicy::FromSpec);
+  } catch (const ImportError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ImportError(sourceName, 0, e.what());
+  }
   return reader.recording();
 }
 

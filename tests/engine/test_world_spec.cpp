@@ -169,6 +169,18 @@ class TestWorldSpec : public QObject {
     requireSameStepping(a, b, 200);
   }
 
+  void whateverStateAWorldAcceptsRebuilds() {
+    // A rigid body's quaternion written unnormalised (as a scene file may
+    // hold it): the spec stores the coordinates as the world has them.
+    World a;
+    a.addRigidBody("b", {Inertia::box(1.0, {0.1, 0.2, 0.3}), Isometry3d::Identity()});
+    VectorXd q = a.getPositions();
+    q.segment<4>(3) << 1.0, 0.0, 0.0, 1.0;
+    a.setPositions(q);
+    World b(a.getSpec());
+    requireSameStepping(a, b, 20);
+  }
+
   void randomTreesOfEveryJointTypeRoundTrip() {
     for (std::uint32_t seed = 1; seed <= 6; ++seed) {
       TreeOptions opt;

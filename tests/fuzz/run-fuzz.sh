@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang in BUILD_DIR (default build/fuzz) and
 # runs each for SECONDS (default 30) on a copy of its seed corpus. Exits 77
-# (skipped) when clang++ is not installed.
+# (skipped) when clang++ is not installed, 1 when a target finds a crash or a
+# timeout (libFuzzer's own default exit code for those is 77, which CTest
+# would read as "skipped").
 #
 #   tests/fuzz/run-fuzz.sh [BUILD_DIR] [SECONDS]
 set -euo pipefail
@@ -25,5 +27,5 @@ for pair in urdf_prepass:urdf scene_file:scene replay_file:replay mesh_screen:me
   cp "$src/tests/fuzz/corpus/$seeds"/* "$work"/
   echo "run-fuzz: fuzz_$target for ${seconds}s on $(ls "$work" | wc -l) seeds"
   "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$work"
+    -print_final_stats=1 -error_exitcode=1 -timeout_exitcode=1 "$work"
 done

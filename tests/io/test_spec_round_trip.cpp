@@ -9,6 +9,7 @@
 #include <articula/io/scene_file.hpp>
 
 #include "builtin_scenes.hpp"
+#include "models.hpp"
 #include "sdformat_home.hpp"
 
 #include <QtTest/QtTest>
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kSource = fs::path(ARTICULA_SOURCE_DIR);
-const fs::path kModels = kSource.parent_path() / "shared" / "models";
+const fs::path kModels = articula::test::modelsPath();
 const fs::path kCorpus = kSource / "tests" / "data" / "corpus";
 
 bool sameBits(const VectorXd& a, const VectorXd& b) {
@@ -91,7 +92,8 @@ class TestSpecRoundTrip : public QObject {
   void initTestCase() { QVERIFY(articula::test::ensureWritableHomeForSdformat(m_home)); }
 
   void sharedModelsArePresent() {
-    // A missing model folder is a failure, not a quiet pass over fewer rows.
+    // A missing model folder is a failure in CI, not a quiet pass over fewer rows.
+    ARTICULA_REQUIRE_MODEL(kModels / "example-robot-data");
     QVERIFY2(sharedRobots().size() >= 15,
              qPrintable("expected the example-robot-data URDFs under " + QString::fromStdString(kModels.string())));
   }
