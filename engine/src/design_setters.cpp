@@ -7,7 +7,9 @@
 #include "world_impl.hpp"
 
 #include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace articula {
 
@@ -148,29 +150,43 @@ void JointCoupler::setName(const std::string& name) {
   C.name = name;
 }
 
+namespace {
+
 // setSpec: the record is taken out of the world, the new spec is added as a
-// new object by World::add* (so every check applies against the rest of the
-// world), and the result is moved back into the old slot with the old
-// generation and name; on failure the old record is put back.
-void LoopClosure::setSpec(const LoopClosureSpec& spec) {
-  WorldImpl& w = designWorld(m_world, "change a loop closure");
-  const std::uint32_t slot = m_index;
-  w.closure(slot, m_generation);
-  detail::ClosureRecord old = w.closures[slot];
-  w.closures[slot].alive = false;
-  w.closureNames.erase(old.name);
+// new object by `add` (World::add*, so every check applies against the rest
+// of the world), and the result is moved back into the old slot with the old
+// generation, name and policy; on failure the old record is put back.
+template <class Record, class Add>
+void replaceRecord(std::vector<Record>& records, std::map<std::string, std::uint32_t>& names, std::uint32_t slot,
+                   Add add) {
+  Record old = records[slot];
+  records[slot].alive = false;
+  names.erase(old.name);
   try {
-    const LoopClosure added = m_world->addLoopClosure(old.name, spec);
-    detail::ClosureRecord rec = std::move(w.closures[added.index()]);
-    w.closures.pop_back();
+    const std::uint32_t added = add(old.name);
+    Record rec = std::move(records[added]);
+    records.pop_back();
     rec.generation = old.generation;
     rec.policy = old.policy;
-    w.closures[slot] = std::move(rec);
-    w.closureNames[old.name] = slot;
+    records[slot] = std::move(rec);
+    names[old.name] = slot;
   } catch (...) {
-    if (w.closures.size() > slot + 1 && w.closures.back().name == old.name) w.closures.pop_back();
-    w.closures[slot] = std::move(old);
-    w.closureNames[w.closures[slot].name] = slot;
+    if (records.size() > slot + 1 && records.back().name == old.name) records.pop_back();
+    records[slot] = std::move(old);
+    names[records[slot].name] = slot;
+    throw;
+  }
+}
+
+}  // namespace
+
+void LoopClosure::setSpec(const LoopClosureSpec& spec) {
+  WorldImpl& w = designWorld(m_world, "change a loop closure");
+  w.closure(m_index, m_generation);
+  try {
+    replaceRecord(w.closures, w.closureNames, m_index,
+                  [&](const std::string& name) { return m_world->addLoopClosure(name, spec).index(); });
+  } catch (...) {
     w.rebuildClosureFilters();
     throw;
   }
@@ -179,25 +195,9 @@ void LoopClosure::setSpec(const LoopClosureSpec& spec) {
 
 void JointCoupler::setSpec(const JointCouplerSpec& spec) {
   WorldImpl& w = designWorld(m_world, "change a joint coupler");
-  const std::uint32_t slot = m_index;
-  w.coupler(slot, m_generation);
-  detail::CouplerRecord old = w.couplers[slot];
-  w.couplers[slot].alive = false;
-  w.couplerNames.erase(old.name);
-  try {
-    const JointCoupler added = m_world->addJointCoupler(old.name, spec);
-    detail::CouplerRecord rec = std::move(w.couplers[added.index()]);
-    w.couplers.pop_back();
-    rec.generation = old.generation;
-    rec.policy = old.policy;
-    w.couplers[slot] = std::move(rec);
-    w.couplerNames[old.name] = slot;
-  } catch (...) {
-    if (w.couplers.size() > slot + 1 && w.couplers.back().name == old.name) w.couplers.pop_back();
-    w.couplers[slot] = std::move(old);
-    w.couplerNames[w.couplers[slot].name] = slot;
-    throw;
-  }
+  w.coupler(m_index, m_generation);
+  replaceRecord(w.couplers, w.couplerNames, m_index,
+                [&](const std::string& name) { return m_world->addJointCoupler(name, spec).index(); });
 }
 
 }  // namespace articula
