@@ -465,6 +465,28 @@ void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportRep
       }
       subtree[it->name()] = m;
     }
+    // A joint with several DoFs moving a body that has no mass of its own,
+    // nor through links welded to it, is singular even when the links
+    // beyond it have mass (a floating base without an inertial: it turns
+    // about a child's hinge axis for free). Such a body gets the same mass.
+    std::map<std::string, double> welded;  // own mass plus that of links welded below
+    for (auto it = links.rbegin(); it != links.rend(); ++it) {
+      double m = it->getInertia().mass;
+      for (const Link& child : it->getChildLinks()) {
+        if (child.getParentJoint().numDofs() == 0) m += welded[child.name()];
+      }
+      welded[it->name()] = m;
+      if (m > 0.0 || it->getParentJoint().numDofs() < 2) continue;
+      it->setInertia(Inertia::sphere(mass, kRadius));
+      welded[it->name()] = mass;
+      const std::string prefix = mb.name() + "/";
+      const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
+      std::ostringstream os;
+      os << "link '" << local(it->name()) << "' moves with " << it->getParentJoint().numDofs() << " DoFs (joint '"
+         << local(it->getParentJoint().name()) << "') but has no mass of its own or through welded links; given "
+         << mass << " kg (a solid sphere of " << kRadius << " m at its origin) so that it can be simulated";
+      report.warnings.push_back(ReportEntry{file, 0, os.str()});
+    }
   }
 }
 

@@ -93,6 +93,43 @@ class TestUrdfImport : public QObject {
   Q_OBJECT
 
  private slots:
+  // A floating base without an <inertial> carrying an arm on a hinge (as
+  // many public arm descriptions are written): the free joint would be
+  // singular, so the base is given a small mass with a warning, and the
+  // robot falls freely at g without diverging.
+  void masslessFloatingBaseGetsAMass() {
+    std::string urdf = "<robot name='arm'><link name='base'/>";
+    std::string parent = "base";
+    for (int i = 1; i <= 3; ++i) {
+      const std::string link = "l" + std::to_string(i);
+      urdf += "<joint name='j" + std::to_string(i) + "' type='revolute'><parent link='" + parent + "'/><child link='" +
+              link +
+              "'/><origin xyz='0 0 0.2'/><axis xyz='0 0 1'/><limit lower='-3' upper='3' effort='1' "
+              "velocity='1'/></joint><link name='" +
+              link +
+              "'><inertial><mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' "
+              "iyz='0'/></inertial></link>";
+      parent = link;
+    }
+    urdf += "</robot>";
+    io::ImportOptions o;
+    o.root = io::RootAttachment::Floating;
+    World world;
+    const io::ImportReport report = io::importUrdfFromString(world, urdf, "arm.urdf", {}, o);
+    const Link base = *world.getMultibody("arm")->getLink("base");
+    QCOMPARE(base.getInertia().mass, 0.03);  // 1 % of the 3 kg arm
+    bool warned = false;
+    for (const auto& w : report.warnings)
+      warned = warned || w.message.find("'base' moves with 6 DoFs") != std::string::npos;
+    QVERIFY(warned);
+    world.step(500);
+    QVERIFY(!world.getStepDiagnostics().failed);
+    // Free fall: the centre of mass moves down at g·t.
+    const Multibody mb = *world.getMultibody("arm");
+    const double t = world.getTime();
+    QVERIFY(std::abs(mb.getCOMLinearVelocity().z() + 9.81 * t) < 1e-6);
+  }
+
   // ---- real robots -------------------------------------------------------
 
   void exampleRobotDataLoads_data() {
