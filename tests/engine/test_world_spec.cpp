@@ -17,7 +17,7 @@ namespace {
 
 bool sameBits(const VectorXd& a, const VectorXd& b) {
   return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0);
 }
 
 // A world with every kind of object: a rigid body created between two

@@ -32,7 +32,7 @@ const fs::path kCorpus = kSource / "tests" / "data" / "corpus";
 
 bool sameBits(const VectorXd& a, const VectorXd& b) {
   return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0);
 }
 
 std::vector<fs::path> sharedRobots() {
