@@ -22,6 +22,7 @@ full_pkgs=(
   libqt6opengl6-dev qt6-base-dev-tools
   xvfb xauth
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
+  file dpkg-dev           # CPack's .deb: file finds the ELF files, dpkg-shlibdeps the Depends (package_deb)
 )
 
 peer_pkgs=(
