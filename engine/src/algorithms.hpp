@@ -66,4 +66,19 @@ inline Vector6d worldVelocity(const Data& d, int body) {
   return r;
 }
 
+// Actuator forces (actuation.cpp). With h > 0 the stiffness and damping
+// of servos are implicit in q̇⁺ = q̇ + h q̈: each actuator's force is
+// τ = f0 − c q̇⁺, so τ(q̇) = f0 − c q̇ goes into tauTotal and c h onto the
+// joint-space diagonal (extraInertia). A force outside the actuator's range
+// (predicted at q̇) is applied as the bound, explicitly. h = 0: explicit.
+// Reads controls u, q, v, State::act_integral. Writes act_f0, act_c and
+// adds to tauTotal and extraInertia.
+void actuatorForces(const Model& m, const VectorXd& u, const VectorXd& q, const VectorXd& v, const VectorXd& integral,
+                    double h, Data& d);
+// The force each actuator applied, from the step's final velocities
+// (τ = f0 − c q̇⁺). Writes act_force (Lock rows are read by the caller).
+void actuatorOutputs(const Model& m, const VectorXd& vNew, Data& d);
+// Pid integrals after the step: ∫e += h (u − q⁺), clamped to ±integralLimit.
+void integrateActuators(const Model& m, const VectorXd& u, const VectorXd& qNew, double h, VectorXd& integral);
+
 }  // namespace articula::detail

@@ -27,6 +27,11 @@ void Data::resize(const Model& m) {
   u = VectorXd::Zero(m.nv);
   extraInertia = VectorXd::Zero(m.nv);
   tauTotal = VectorXd::Zero(m.nv);
+  act_f0 = VectorXd::Zero(m.nu);
+  act_c = VectorXd::Zero(m.nu);
+  act_force = VectorXd::Zero(m.nu);
+  act_integral0 = VectorXd::Zero(m.nu);
+  act_row.assign(static_cast<std::size_t>(m.nu), -1);
   q0 = VectorXd::Zero(m.nq);
   qk = VectorXd::Zero(m.nq);
   dq = VectorXd::Zero(m.nq);

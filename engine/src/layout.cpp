@@ -74,6 +74,11 @@ LayoutFingerprint computeLayoutFingerprint(const World& world) {
     e.push_back("joint coupler '" + c.name() + "': '" + spec.follower.name() + "' follows '" + spec.leader.name() +
                 "'");
   }
+  for (const Actuator& a : world.getActuators()) {
+    const ActuatorSpec spec = a.getSpec();
+    e.push_back("actuator '" + a.name() + "': " + toString(spec.type) + " on '" + spec.joint + "' coordinate " +
+                std::to_string(spec.coordinate));
+  }
   for (const Frame& frame : world.getFrames()) {
     if (frame.kind() == FrameKind::FreeFrame) {
       e.push_back("free frame '" + frame.name() + "': child of '" + frame.getParentFrame().name() + "'");

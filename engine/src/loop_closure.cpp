@@ -283,6 +283,7 @@ void WorldImpl::removeOrphanedClosures() {
       couplerNames.erase(c.name);
     }
   }
+  removeOrphanedActuators();
   if (changed) rebuildClosureFilters();
 }
 

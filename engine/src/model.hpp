@@ -4,6 +4,7 @@
 // precedes its children; the bodies of one owner (rigid body or
 // multibody) are contiguous, and so are their q and v segments.
 
+#include <articula/actuator.hpp>
 #include <articula/joint_spec.hpp>
 #include <articula/types.hpp>
 
@@ -89,6 +90,22 @@ struct Model {
   std::vector<int> owner_vadr;
   std::vector<int> owner_nv;
   std::vector<std::uint8_t> owner_selfCollision;  // multibodies: links collide with non-adjacent links
+
+  // ---- actuators (size nu, control order) ----
+  int nu = 0;
+  std::vector<ActuatorType> act_type;
+  std::vector<std::uint32_t> act_slot;  // facade slot of the actuator record
+  std::vector<int> act_dof;             // the DoF it drives
+  std::vector<int> act_qpos;            // its position coordinate, −1 when the joint has none (ball, free)
+  VectorXd act_gear;                    // mechanical reduction
+  VectorXd act_controlMin, act_controlMax;
+  VectorXd act_forceMin, act_forceMax;      // N·m or N at the joint
+  VectorXd act_kp, act_kd, act_kv, act_ki;  // gains (defaults resolved on entering simulation mode)
+  VectorXd act_integralLimit;               // Pid anti-windup clamp (rad·s or m·s)
+  VectorXd act_stall, act_noLoadSpeed;      // DcMotor (motor side: N·m, rad/s)
+  std::vector<int> lockActuators;           // actuators of type Lock
+  // ---- schedules (size nschedule) ----
+  std::vector<int> schedule_actuator;  // compiled actuator each drives
 };
 
 // Mutable runtime state.
@@ -100,6 +117,8 @@ struct State {
   VectorXd vdot;                 // accelerations of the last dynamics computation (nv)
   VectorXd tau;                  // applied generalized forces (nv), persistent
   std::vector<Vector6d> fext;    // per body: external wrench about body origin, body coordinates; cleared after a step
+  VectorXd act_integral;         // nu: Pid integral of the error ∫(u − q) dt (rad·s or m·s); 0 otherwise
+  VectorXd act_lockTarget;       // nu: Lock: the held position (or NaN while released)
 };
 
 // Kinematic caches and scratch; sized once by resize().
@@ -123,6 +142,10 @@ struct Data {
   VectorXd u;                  // nv
   VectorXd extraInertia;       // nv: armature + implicit spring/damper terms
   VectorXd tauTotal;           // nv
+  // actuators of the step (size nu): τ = act_f0 − act_c·q̇⁺ unless clamped
+  VectorXd act_f0, act_c, act_force;  // explicit part, implicit coefficient, applied force (N·m or N)
+  VectorXd act_integral0;             // State::act_integral at the start of the step
+  std::vector<int> act_row;           // Lock: its constraint row in the step, −1 if none
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
 

@@ -2,7 +2,7 @@
 // one flat byte layout (docs/replay.md). Native byte order; every field is
 // aligned to its size and the frame's length is a multiple of 8.
 //
-//   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode),
+//   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode, 2: actuators),
 //                      u32 nq, nv, bodies, closures, couplers
 //   state              f64 q[nq], v[nv], v̇[nv], τ[nv]; external wrenches: u32 count,
 //                      u32 0, then per body whose wrench is not zero (ascending):
@@ -10,6 +10,8 @@
 //   free frames        u32 count, u32 0, then per free user frame (creation
 //                      order): f64 rotation[9] (column by column),
 //                      translation[3], velocity[6], acceleration[6]
+//   actuators          only with flag 2: u32 count, u32 0, then per actuator
+//                      f64 control, integral, lock target
 //   policies           48 bytes per closure, then per coupler
 //   solver data        per closure: u32 rows, u32 0, f64 impulse[rows]
 //                      per coupler: f64 impulse
@@ -21,6 +23,7 @@
 #include "collision.hpp"
 #include "world_impl.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -33,6 +36,7 @@ namespace {
 constexpr std::size_t kPolicyBytes = 48;
 constexpr std::size_t kFreeFrameBytes = 24 * sizeof(double);
 constexpr std::uint32_t kSimulationFlag = 1;
+constexpr std::uint32_t kActuatorFlag = 2;
 
 class Writer {
  public:
@@ -177,7 +181,7 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
   for (const auto& rec : w.couplers) couplers += rec.alive ? 1 : 0;
   o.put(w.state.time);
   o.put(w.state.frameIndex);
-  o.put(w.simulation ? kSimulationFlag : 0u);
+  o.put((w.simulation ? kSimulationFlag : 0u) | (m.nu > 0 ? kActuatorFlag : 0u));
   o.put(static_cast<std::uint32_t>(m.nq));
   o.put(static_cast<std::uint32_t>(m.nv));
   o.put(static_cast<std::uint32_t>(m.nbody));
@@ -210,6 +214,15 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
     o.doubles(f.X_PF.p.data(), 3);
     o.doubles(f.V_rel.data(), 6);
     o.doubles(f.A_rel.data(), 6);
+  }
+  if (m.nu > 0) {
+    o.put(static_cast<std::uint32_t>(m.nu));
+    o.put(std::uint32_t{0});
+    for (int a = 0; a < m.nu; ++a) {
+      o.put(w.controls[a]);
+      o.put(w.state.act_integral[a]);
+      o.put(w.state.act_lockTarget[a]);
+    }
   }
   for (const auto& rec : w.closures) {
     if (rec.alive) o.policy(rec.policy);
@@ -251,7 +264,7 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
   s.state.time = in.get<double>();
   s.state.frameIndex = in.get<std::uint64_t>();
   const auto flags = in.get<std::uint32_t>();
-  if (flags > kSimulationFlag) throw InvalidArgument("runtime frame: unknown flags");
+  if (flags > (kSimulationFlag | kActuatorFlag)) throw InvalidArgument("runtime frame: unknown flags");
   s.simulationMode = (flags & kSimulationFlag) != 0;
   const auto nq = in.get<std::uint32_t>();
   const auto nv = in.get<std::uint32_t>();
@@ -304,6 +317,17 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
     f.relativeTransform.translation() = p;
     in.doubles(f.relativeVelocity.data(), 6);
     in.doubles(f.relativeAcceleration.data(), 6);
+  }
+  if ((flags & kActuatorFlag) != 0) {
+    const auto count = in.get<std::uint32_t>();
+    in.get<std::uint32_t>();
+    if (count > (size - in.position()) / 24) throw InvalidArgument("runtime frame: truncated (actuators)");
+    s.actuators.resize(count);
+    for (ActuatorRuntimeState& a : s.actuators) {
+      a.control = in.get<double>();
+      a.integral = in.get<double>();
+      a.lockTarget = in.get<double>();
+    }
   }
   s.closurePolicies.resize(closures);
   for (auto& p : s.closurePolicies) p = in.policy();
@@ -360,6 +384,15 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
                             " rows, the snapshot " + std::to_string(rows));
     }
   }
+  if (s.actuators.size() != static_cast<std::size_t>(w.model.nu)) {
+    throw InvalidArgument("restoreRuntimeState: the snapshot has " + std::to_string(s.actuators.size()) +
+                          " actuators, the world " + std::to_string(w.model.nu));
+  }
+  for (const ActuatorRuntimeState& a : s.actuators) {
+    if (!std::isfinite(a.control) || !std::isfinite(a.integral) || std::isinf(a.lockTarget)) {
+      throw InvalidArgument("restoreRuntimeState: an actuator's control, integral or lock target is not finite");
+    }
+  }
   std::size_t freeFrames = 0;
   for (const auto& f : w.frames) freeFrames += f.alive && f.isFree ? 1 : 0;
   if (s.freeFrames.size() != freeFrames) {
@@ -390,6 +423,13 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
     f.A_rel = from.relativeAcceleration;
   }
   setState(s.state);
+  for (int a = 0; a < w.model.nu; ++a) {
+    const ActuatorRuntimeState& from = s.actuators[static_cast<std::size_t>(a)];
+    w.controls[a] = from.control;
+    w.controlSet[static_cast<std::size_t>(a)] = 1;
+    w.state.act_integral[a] = from.integral;
+    w.state.act_lockTarget[a] = from.lockTarget;
+  }
   k = 0;
   for (auto& rec : w.closures) {
     if (!rec.alive) continue;

@@ -100,6 +100,7 @@ void positionDerivative(const Model& m, const VectorXd& q, const VectorXd& v, Ve
 void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot) {
   const double h = implicitPassive ? options.timeStep : 0.0;
   passiveForces(model, q, v, state.tau, h, data.tauTotal, data.extraInertia);
+  if (model.nu > 0) actuatorForces(model, controls, q, v, state.act_integral, h, data);
   articulatedBodyAlgorithm(model, v, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data, vdot);
 }
 
@@ -111,12 +112,14 @@ void WorldImpl::enterSimulation() {
   simulation = true;
   state.time = 0.0;
   state.frameIndex = 0;
+  resolveActuatorDefaults();
   resetState = state;
+  resetControls = controls;
 }
 
 bool WorldImpl::hasContactOrJointRows() const {
   return model.nshape > 0 || !model.limitDofs.empty() || !model.velocityLimitDofs.empty() ||
-         !model.frictionDofs.empty();
+         !model.frictionDofs.empty() || !model.lockActuators.empty();
 }
 
 bool WorldImpl::hasConstraints() const {
@@ -190,6 +193,10 @@ void WorldImpl::stepOnce() {
   const bool constrained = hasConstraints();
   data.q0 = state.q;
   data.v0 = state.v;
+  if (model.nu > 0) {
+    prepareControls();
+    data.act_integral0 = state.act_integral;
+  }
   // The energy baseline is the state this step starts from whenever that
   // state, or what defines its energy, was changed outside a step.
   const EnergyMonitor& em = energyMonitor;
@@ -222,6 +229,7 @@ void WorldImpl::stepOnce() {
       constraints.vStar = state.v;
       buildStandardRows(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
       addClosureRows(constraints, h);
+      if (!model.lockActuators.empty()) addLockRows(constraints, h);
       const ConstraintResult r = solveRows(model, data, options.solver, state.v, constraints);
       diagnostics.numContacts = static_cast<int>(constraints.points.size());
       diagnostics.numRows = r.rows;
@@ -247,16 +255,24 @@ void WorldImpl::stepOnce() {
       publishContacts();
       publishClosureImpulses(constraints, 1.0, false);
     }
+    if (model.nu > 0) {
+      actuatorOutputs(model, state.v, data);
+      for (const int a : model.lockActuators) {
+        const int row = data.act_row[static_cast<std::size_t>(a)];
+        data.act_force[a] = row >= 0 ? constraints.rows[static_cast<std::size_t>(row)].lambda / h : 0.0;
+      }
+    }
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
     integratePositions(model, data.q0, *positionVelocity, h, state.q);
     rotateIntoNewFrame(model, *positionVelocity, h, state.v);
+    if (model.nu > 0) integrateActuators(model, controls, state.q, h, state.act_integral);
   } else {
     const bool closuresInDynamics = anyDynamicClosures();
     if (hasContactOrJointRows() && !warnedRk4Constraints) {
       warn(
-          "the RungeKutta4 integrator ignores contacts, joint limits and joint friction (loop closures and couplers "
-          "are solved); use SemiImplicitEuler");
+          "the RungeKutta4 integrator ignores contacts, joint limits, joint friction and actuator locks (loop "
+          "closures and couplers are solved); use SemiImplicitEuler");
       warnedRk4Constraints = true;
     }
     // Classical RK4 on (q, v) with q̇ = G(q) v; passive forces explicit.
@@ -299,6 +315,10 @@ void WorldImpl::stepOnce() {
     }
     // The caches hold stage values now.
     fkPosAt = 0;
+    if (model.nu > 0) {
+      actuatorOutputs(model, state.v, data);
+      integrateActuators(model, controls, state.q, h, state.act_integral);
+    }
   }
 
   if (!state.q.allFinite() || !state.v.allFinite()) {
@@ -399,6 +419,9 @@ std::string WorldImpl::checkDivergence(double h) {
   double kinetic = 0.0;
   const double energy = totalEnergy(&kinetic);
   double work = h * state.tau.dot(state.v);
+  for (int a = 0; a < model.nu; ++a) {
+    work += h * data.act_force[a] * state.v[model.act_dof[static_cast<std::size_t>(a)]];
+  }
   for (int i = 0; i < model.nbody; ++i) {
     const auto b = static_cast<std::size_t>(i);
     work += h * state.fext[b].dot(data.V[b]);
@@ -434,6 +457,7 @@ void WorldImpl::rejectStep(const std::string& why) {
   state.q = data.q0;
   state.v = data.v0;
   state.vdot.setZero();
+  if (model.nu > 0) state.act_integral = data.act_integral0;
   diagnostics.failed = true;
   diagnostics.message = why + "; the previous state was kept";
   warn(diagnostics.message);

@@ -408,6 +408,7 @@ void World::reset() {
   auto& w = *m_impl;
   if (!w.simulation) throw LifecycleError("reset() needs simulation mode; call enterSimulationMode() first");
   w.state = w.resetState;
+  if (w.resetControls.size() == w.controls.size()) w.controls = w.resetControls;
   w.contacts.clear();
   for (auto& c : w.closures) {
     c.solved = false;
@@ -440,6 +441,13 @@ void World::clear() {
   w.couplers.clear();
   w.closureNames.clear();
   w.couplerNames.clear();
+  w.actuators.clear();
+  w.actuatorNames.clear();
+  w.schedules.clear();
+  w.controller = nullptr;
+  w.controls.resize(0);
+  w.controlSet.clear();
+  w.resetControls.resize(0);
   w.implicitFilters.clear();
   w.collisionSettings.clear();
   w.collision.reset();

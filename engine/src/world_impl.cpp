@@ -309,6 +309,11 @@ void WorldImpl::topologyChanged() {
       B.v = state.v.segment(model.jnt_vadr[bi], 6);
       B.tau = state.tau.segment(model.jnt_vadr[bi], 6);
     }
+    for (int a = 0; a < model.nu && a < controls.size(); ++a) {
+      auto& A = actuators[model.act_slot[static_cast<std::size_t>(a)]];
+      A.control = controls[a];
+      A.controlSet = controlSet[static_cast<std::size_t>(a)] != 0;
+    }
   }
   modelValid = false;
 }
@@ -487,6 +492,9 @@ void WorldImpl::compile() {
     m.owner_selfCollision.push_back(selfColl ? 1 : 0);
   }
   compileShapes(m);
+  compileActuators(m);
+  st.act_integral = VectorXd::Zero(m.nu);
+  st.act_lockTarget = VectorXd::Constant(m.nu, std::numeric_limits<double>::quiet_NaN());
   m.anyVaryingMotionSubspace =
       std::find(m.jnt_constantS.begin(), m.jnt_constantS.end(), false) != m.jnt_constantS.end();
 

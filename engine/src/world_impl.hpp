@@ -8,6 +8,7 @@
 // Topology edits write the compiled state back into the records, mark the
 // model stale, and the next query recompiles it (Spec → Model).
 
+#include <articula/actuator.hpp>
 #include <articula/error.hpp>
 #include <articula/frame.hpp>
 #include <articula/joint_spec.hpp>
@@ -139,6 +140,15 @@ struct CouplerRecord {
   int rowIndex = -1;
 };
 
+struct ActuatorRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  ActuatorSpec spec;                           // as given; spec.joint is rewritten from the link by getSpec
+  std::uint32_t link = 0, linkGeneration = 0;  // the joint's child link
+  double control = 0.0;                        // carried across recompiles
+  bool controlSet = false;                     // set by the spec or setControl (else the default applies)
+};
+
 // Where a closure endpoint sits: a body (−1: fixed to the world) and the
 // endpoint pose in that body's frame.
 struct Anchor {
@@ -206,7 +216,15 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> closureNames;
   std::map<std::string, std::uint32_t> couplerNames;
   ProjectionWorkspace projection;
-  ConstraintWorkspace accelerationRows;         // RK4: closure rows of a stage
+  std::vector<ActuatorRecord> actuators;
+  std::map<std::string, std::uint32_t> actuatorNames;
+  std::vector<ScheduleSpec> schedules;  // design; compiled into Model::schedule_actuator
+  Controller controller;
+  VectorXd controls;                     // nu: per compiled actuator
+  std::vector<std::uint8_t> controlSet;  // nu: given by the user (else a default is taken on entering simulation)
+  VectorXd resetControls;                // controls when simulation mode was entered
+  std::vector<int> actuatorIndex;        // actuator slot → compiled index (−1 if none)
+  ConstraintWorkspace accelerationRows;  // RK4: closure rows of a stage
   ConstraintSolverOptions directSolverOptions;  // RK4: options of the stage solve (direct method)
 
   // Compiled model and runtime state.
@@ -356,6 +374,21 @@ class WorldImpl {
   // projection.lockedBodies lists the bodies to hold.
   ClosureProjectionResult project(const ClosureProjectionOptions& opts, bool afterStep, bool onlyIfViolated);
 
+  // ---- actuators (actuator.cpp) ----
+  ActuatorRecord& actuator(std::uint32_t slot, std::uint32_t gen);
+  // Resolves "multibody/joint" to its link slot. @throws TopologyError naming `where`.
+  std::uint32_t jointSlot(const std::string& joint, const std::string& where) const;
+  // Checks an actuator spec against the joint of `linkSlot`. @throws as World::addActuator.
+  void checkActuator(const ActuatorSpec& spec, std::uint32_t linkSlot, const std::string& where) const;
+  void removeOrphanedActuators();   // actuators whose joint is gone, and schedules whose actuator is gone
+  void compileActuators(Model& m);  // called by compile()
+  // Entering simulation: default gains at the current configuration and
+  // default controls (position targets hold the current pose).
+  void resolveActuatorDefaults();
+  // Before a step: schedules, the controller, the control ranges, locks.
+  void prepareControls();
+  void addLockRows(ConstraintWorkspace& ws, double h);  // after buildStandardRows
+
   // ---- stepping (step.cpp) ----
   void enterSimulation();
   bool hasContactOrJointRows() const;  // contacts, limits, joint friction
@@ -395,6 +428,9 @@ struct Access {
   static Shape shape(World* w, std::uint32_t index, std::uint32_t generation) { return Shape(w, index, generation); }
   static Joint joint(World* w, std::uint32_t linkSlot, std::uint32_t generation) {
     return Joint(w, linkSlot, generation);
+  }
+  static Actuator actuator(World* w, std::uint32_t index, std::uint32_t generation) {
+    return Actuator(w, index, generation);
   }
 };
 

@@ -71,6 +71,12 @@ ClosureSpec* WorldSpec::findLoopClosure(const std::string& name) {
 CouplerSpec* WorldSpec::findJointCoupler(const std::string& name) {
   return findByName(jointCouplers, name);
 }
+ActuatorSpec* WorldSpec::findActuator(const std::string& name) {
+  return findByName(actuators, name);
+}
+ScheduleSpec* WorldSpec::findSchedule(const std::string& name) {
+  return findByName(schedules, name);
+}
 
 void WorldSpec::append(const WorldSpec& other) {
   // Keep the other spec's owner order after this one's.
@@ -93,6 +99,8 @@ void WorldSpec::append(const WorldSpec& other) {
   loopClosures.insert(loopClosures.end(), other.loopClosures.begin(), other.loopClosures.end());
   jointCouplers.insert(jointCouplers.end(), other.jointCouplers.begin(), other.jointCouplers.end());
   collisionSettings.insert(collisionSettings.end(), other.collisionSettings.begin(), other.collisionSettings.end());
+  actuators.insert(actuators.end(), other.actuators.begin(), other.actuators.end());
+  schedules.insert(schedules.end(), other.schedules.begin(), other.schedules.end());
 }
 
 namespace {
@@ -172,6 +180,18 @@ bool same(const CouplerSpec& a, const CouplerSpec& b) {
   return a.name == b.name && a.leader == b.leader && a.follower == b.follower && a.ratio == b.ratio &&
          a.offset == b.offset && same(a.policy, b.policy);
 }
+bool same(const ActuatorSpec& a, const ActuatorSpec& b) {
+  return a.name == b.name && a.joint == b.joint && a.coordinate == b.coordinate && a.type == b.type &&
+         a.gear == b.gear && a.controlMin == b.controlMin && a.controlMax == b.controlMax && a.forceMin == b.forceMin &&
+         a.forceMax == b.forceMax && a.kp == b.kp && a.kd == b.kd && a.kv == b.kv && a.ki == b.ki &&
+         a.integralLimit == b.integralLimit && a.stallTorque == b.stallTorque && a.noLoadSpeed == b.noLoadSpeed &&
+         a.velocityLimit == b.velocityLimit && a.control == b.control;
+}
+bool same(const ScheduleSpec& a, const ScheduleSpec& b) {
+  return a.name == b.name && a.actuator == b.actuator && a.kind == b.kind && a.keyframes == b.keyframes &&
+         a.interpolation == b.interpolation && a.loop == b.loop && a.amplitude == b.amplitude &&
+         a.frequency == b.frequency && a.phase == b.phase && a.offset == b.offset && a.stepTime == b.stepTime;
+}
 bool same(const CollisionSettingSpec& a, const CollisionSettingSpec& b) {
   return a.a == b.a && a.b == b.b && a.enabled == b.enabled;
 }
@@ -190,7 +210,7 @@ bool operator==(const WorldSpec& a, const WorldSpec& b) {
   return same(a.options, b.options) && same(a.rigidBodies, b.rigidBodies) && same(a.multibodies, b.multibodies) &&
          same(a.frames, b.frames) && same(a.shapes, b.shapes) && same(a.loopClosures, b.loopClosures) &&
          same(a.jointCouplers, b.jointCouplers) && same(a.collisionSettings, b.collisionSettings) &&
-         a.ownerOrder == b.ownerOrder;
+         same(a.actuators, b.actuators) && same(a.schedules, b.schedules) && a.ownerOrder == b.ownerOrder;
 }
 
 namespace {
@@ -352,6 +372,8 @@ WorldSpec World::getSpec() const {
     spec.collisionSettings.push_back({s.a.isWorld() ? std::string("world") : s.a.name(),
                                       s.b.isWorld() ? std::string("world") : s.b.name(), s.enabled});
   }
+  for (const Actuator& a : getActuators()) spec.actuators.push_back(a.getSpec());
+  spec.schedules = getSchedules();
   return spec;
 }
 
@@ -372,6 +394,8 @@ class SpecBuilder {
     for (const auto& c : m_spec.collisionSettings) {
       m_world.setCollisionEnabled(frame(c.a, "collision setting"), frame(c.b, "collision setting"), c.enabled);
     }
+    for (const auto& a : m_spec.actuators) m_world.addActuator(a);
+    for (const auto& s : m_spec.schedules) m_world.addSchedule(s);
   }
 
  private:
@@ -583,6 +607,7 @@ void World::applySpec(const WorldSpec& spec, SpecStatePolicy statePolicy) {
   // design (observers, warnings, identity) carries over.
   fresh.stepObservers = std::move(old.stepObservers);
   fresh.lastObserverId = old.lastObserverId;
+  fresh.controller = std::move(old.controller);
   fresh.warnings = std::move(old.warnings);
   fresh.serial = old.serial;
   fresh.compileCount = old.compileCount + fresh.compileCount;

@@ -136,6 +136,8 @@ class TestNoAllocation : public QObject {
   void closedChainsDoNotAllocate();
   void closedLoopBipedDoesNotAllocate_data();
   void closedLoopBipedDoesNotAllocate();
+  void actuatorsSchedulesAndControllersDoNotAllocate_data();
+  void actuatorsSchedulesAndControllersDoNotAllocate();
 };
 
 namespace {
@@ -422,6 +424,67 @@ void TestNoAllocation::closedLoopBipedDoesNotAllocate() {
   VERIFY_NO_ALLOCATION(counts());
   for (const auto& c : b.closures) QVERIFY(c.computeResidualNorm() <= 1e-9);
   QVERIFY(w.getLastStepTimings().projection > 0.0);
+}
+
+// Every actuator type, a keyframe schedule, a generator and a controller.
+void TestNoAllocation::actuatorsSchedulesAndControllersDoNotAllocate_data() {
+  addIntegratorRows();
+}
+
+void TestNoAllocation::actuatorsSchedulesAndControllersDoNotAllocate() {
+  QFETCH(int, integrator);
+  World w;
+  buildScene(w);
+  const auto add = [&](const std::string& name, const std::string& joint, ActuatorType type, int coordinate = 0) {
+    ActuatorSpec a;
+    a.name = name;
+    a.joint = "robot/" + joint;
+    a.type = type;
+    a.coordinate = coordinate;
+    a.forceMin = -5.0;
+    a.forceMax = 5.0;
+    a.ki = 1.0;
+    a.stallTorque = 1.0;
+    a.noLoadSpeed = 10.0;
+    w.addActuator(a);
+  };
+  add("servo", "j_arm", ActuatorType::PositionServo);
+  add("pid", "j_slider", ActuatorType::Pid);
+  add("velocity", "j_ball", ActuatorType::VelocityServo, 1);
+  add("motor", "j_uni", ActuatorType::Motor, 1);
+  add("dc", "j_eul", ActuatorType::DcMotor, 2);
+  add("lock", "j_pla", ActuatorType::Lock, 2);
+  ScheduleSpec keys;
+  keys.name = "keys";
+  keys.actuator = "servo";
+  keys.keyframes = {{0.0, 0.0}, {0.05, 0.3}, {0.1, -0.2}};
+  keys.loop = true;
+  w.addSchedule(keys);
+  ScheduleSpec sine;
+  sine.name = "sine";
+  sine.actuator = "dc";
+  sine.kind = ScheduleSpec::Kind::Sine;
+  sine.amplitude = 0.5;
+  sine.frequency = 2.0;
+  w.addSchedule(sine);
+  w.setController([](const ControllerInput& in, std::span<double> u) {
+    u[3] = 0.1 * std::sin(in.time);
+    u[5] = in.time < 0.05 ? 1.0 : 0.0;  // the lock engages and releases
+  });
+  w.enterSimulationMode();
+  w.step(1);
+  WorldOptions o = w.getOptions();
+  o.integrator = static_cast<Integrator>(integrator);
+  w.setOptions(o);
+  w.step(1);  // Runge–Kutta 4 warns once that it ignores the lock's row
+  {
+    CountingScope scope;
+    w.step(100);
+  }
+  VERIFY_NO_ALLOCATION(counts());
+  QVERIFY(w.getPositions().allFinite());
+  QVERIFY(w.getActuatorForces().allFinite());
+  QVERIFY(w.getActuatorForces().norm() > 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestNoAllocation)

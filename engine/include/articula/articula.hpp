@@ -2,6 +2,7 @@
 /// @file
 /// Umbrella header of the Articula engine facade.
 
+#include <articula/actuator.hpp>
 #include <articula/contact.hpp>
 #include <articula/conventions.hpp>
 #include <articula/error.hpp>

@@ -24,6 +24,13 @@ struct FreeFrameState {
   Vector6d relativeAcceleration = Vector6d::Zero();
 };
 
+/// An actuator's runtime values (articula/actuator.hpp).
+struct ActuatorRuntimeState {
+  double control = 0.0;     ///< the control of the last step
+  double integral = 0.0;    ///< Pid: ∫(u − q) dt
+  double lockTarget = 0.0;  ///< Lock: the held position, NaN while released
+};
+
 struct RuntimeSnapshot {
   WorldState state;
   /// Free user frames in creation order: inputs that move closure
@@ -32,6 +39,9 @@ struct RuntimeSnapshot {
   bool simulationMode = false;
   std::vector<LoopClosureRuntimePolicy> closurePolicies;
   std::vector<LoopClosureRuntimePolicy> couplerPolicies;
+  /// Per actuator (control order): controls are inputs, but a run continues
+  /// bit for bit only with the ones it had.
+  std::vector<ActuatorRuntimeState> actuators;
   std::vector<unsigned char> solverData;
 };
 

@@ -16,6 +16,7 @@
 /// collision detection, so a world rebuilt from its spec steps bit for bit
 /// like the original.
 
+#include <articula/actuator.hpp>
 #include <articula/joint_spec.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/options.hpp>
@@ -124,6 +125,8 @@ struct WorldSpec {
   std::vector<ClosureSpec> loopClosures;
   std::vector<CouplerSpec> jointCouplers;
   std::vector<CollisionSettingSpec> collisionSettings;
+  std::vector<ActuatorSpec> actuators;  ///< in control order (articula/actuator.hpp)
+  std::vector<ScheduleSpec> schedules;  ///< evaluated in this order before every step
   /// Names of rigid bodies and multibodies in the order their coordinates
   /// are packed in the state vector. Empty: rigid bodies first, then
   /// multibodies. Objects not listed follow the listed ones in that order.
@@ -138,6 +141,8 @@ struct WorldSpec {
   ShapeSpec* findShape(const std::string& name);
   ClosureSpec* findLoopClosure(const std::string& name);
   CouplerSpec* findJointCoupler(const std::string& name);
+  ActuatorSpec* findActuator(const std::string& name);
+  ScheduleSpec* findSchedule(const std::string& name);
 
   /// Appends every object of `other` (options are kept). Names must not
   /// clash; World(spec) reports a clash.
