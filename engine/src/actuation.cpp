@@ -48,6 +48,7 @@ void actuatorForces(const Model& m, const VectorXd& u, const VectorXd& q, const 
       case ActuatorType::Lock:
         break;  // a constraint row (WorldImpl::addLockRows)
     }
+    if (m.act_gravityCompensation[i]) f0 += d.act_gravity[dof];
     const double predicted = f0 - c * v[dof];
     const double lo = m.act_forceMin[a];
     const double hi = m.act_forceMax[a];

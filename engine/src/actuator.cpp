@@ -232,6 +232,10 @@ void WorldImpl::compileActuators(Model& m) {
     M.act_stall[a] = s.stallTorque;
     M.act_noLoadSpeed[a] = s.noLoadSpeed;
     if (s.type == ActuatorType::Lock) M.lockActuators.push_back(a);
+    const bool compensates = s.gravityCompensation && s.type != ActuatorType::Motor &&
+                             s.type != ActuatorType::DcMotor && s.type != ActuatorType::Lock;
+    M.act_gravityCompensation.push_back(compensates ? 1 : 0);
+    M.anyGravityCompensation = M.anyGravityCompensation || compensates;
   }
   controls = Eigen::Map<const VectorXd>(values.data(), nu);
   controlSet = std::move(set);

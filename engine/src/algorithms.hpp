@@ -71,7 +71,7 @@ inline Vector6d worldVelocity(const Data& d, int body) {
 // τ = f0 − c q̇⁺, so τ(q̇) = f0 − c q̇ goes into tauTotal and c h onto the
 // joint-space diagonal (extraInertia). A force outside the actuator's range
 // (predicted at q̇) is applied as the bound, explicitly. h = 0: explicit.
-// Reads controls u, q, v, State::act_integral. Writes act_f0, act_c and
+// Reads controls u, q, v, State::act_integral and (gravity compensation) act_gravity. Writes act_f0, act_c and
 // adds to tauTotal and extraInertia.
 void actuatorForces(const Model& m, const VectorXd& u, const VectorXd& q, const VectorXd& v, const VectorXd& integral,
                     double h, Data& d);

@@ -31,6 +31,8 @@ void Data::resize(const Model& m) {
   act_c = VectorXd::Zero(m.nu);
   act_force = VectorXd::Zero(m.nu);
   act_integral0 = VectorXd::Zero(m.nu);
+  act_gravity = VectorXd::Zero(m.anyGravityCompensation ? m.nv : 0);
+  act_zero = VectorXd::Zero(m.anyGravityCompensation ? m.nv : 0);
   act_row.assign(static_cast<std::size_t>(m.nu), -1);
   q0 = VectorXd::Zero(m.nq);
   qk = VectorXd::Zero(m.nq);

@@ -99,11 +99,13 @@ struct Model {
   std::vector<int> act_qpos;            // its position coordinate, −1 when the joint has none (ball, free)
   VectorXd act_gear;                    // mechanical reduction
   VectorXd act_controlMin, act_controlMax;
-  VectorXd act_forceMin, act_forceMax;      // N·m or N at the joint
-  VectorXd act_kp, act_kd, act_kv, act_ki;  // gains (defaults resolved on entering simulation mode)
-  VectorXd act_integralLimit;               // Pid anti-windup clamp (rad·s or m·s)
-  VectorXd act_stall, act_noLoadSpeed;      // DcMotor (motor side: N·m, rad/s)
-  std::vector<int> lockActuators;           // actuators of type Lock
+  VectorXd act_forceMin, act_forceMax;                // N·m or N at the joint
+  VectorXd act_kp, act_kd, act_kv, act_ki;            // gains (defaults resolved on entering simulation mode)
+  VectorXd act_integralLimit;                         // Pid anti-windup clamp (rad·s or m·s)
+  VectorXd act_stall, act_noLoadSpeed;                // DcMotor (motor side: N·m, rad/s)
+  std::vector<int> lockActuators;                     // actuators of type Lock
+  std::vector<std::uint8_t> act_gravityCompensation;  // add the DoF's generalized gravity force
+  bool anyGravityCompensation = false;
   // ---- schedules (size nschedule) ----
   std::vector<int> schedule_actuator;  // compiled actuator each drives
 };
@@ -145,6 +147,8 @@ struct Data {
   // actuators of the step (size nu): τ = act_f0 − act_c·q̇⁺ unless clamped
   VectorXd act_f0, act_c, act_force;  // explicit part, implicit coefficient, applied force (N·m or N)
   VectorXd act_integral0;             // State::act_integral at the start of the step
+  VectorXd act_gravity;               // nv: generalized gravity force g(q) (gravity-compensating actuators)
+  VectorXd act_zero;                  // nv zeros (RNEA's accelerations)
   std::vector<int> act_row;           // Lock: its constraint row in the step, −1 if none
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;

@@ -100,7 +100,13 @@ void positionDerivative(const Model& m, const VectorXd& q, const VectorXd& v, Ve
 void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot) {
   const double h = implicitPassive ? options.timeStep : 0.0;
   passiveForces(model, q, v, state.tau, h, data.tauTotal, data.extraInertia);
-  if (model.nu > 0) actuatorForces(model, controls, q, v, state.act_integral, h, data);
+  if (model.nu > 0) {
+    // Generalized gravity g(q) = RNEA(q, 0, 0) for gravity-compensating actuators.
+    if (model.anyGravityCompensation) {
+      recursiveNewtonEuler(model, v, data.act_zero, nullptr, false, true, 0, model.nbody, data, data.act_gravity);
+    }
+    actuatorForces(model, controls, q, v, state.act_integral, h, data);
+  }
   articulatedBodyAlgorithm(model, v, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data, vdot);
 }
 

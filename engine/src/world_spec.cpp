@@ -185,7 +185,7 @@ bool same(const ActuatorSpec& a, const ActuatorSpec& b) {
          a.gear == b.gear && a.controlMin == b.controlMin && a.controlMax == b.controlMax && a.forceMin == b.forceMin &&
          a.forceMax == b.forceMax && a.kp == b.kp && a.kd == b.kd && a.kv == b.kv && a.ki == b.ki &&
          a.integralLimit == b.integralLimit && a.stallTorque == b.stallTorque && a.noLoadSpeed == b.noLoadSpeed &&
-         a.velocityLimit == b.velocityLimit && a.control == b.control;
+         a.velocityLimit == b.velocityLimit && a.control == b.control && a.gravityCompensation == b.gravityCompensation;
 }
 bool same(const ScheduleSpec& a, const ScheduleSpec& b) {
   return a.name == b.name && a.actuator == b.actuator && a.kind == b.kind && a.keyframes == b.keyframes &&

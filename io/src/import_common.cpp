@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -599,6 +600,36 @@ std::string jsonString(const std::string& text) {
   return out;
 }
 
+int addHoldingServos(World& world) {
+  std::set<std::pair<std::string, int>> driven;
+  for (const Actuator& a : world.getActuators()) {
+    const ActuatorSpec s = a.getSpec();
+    driven.emplace(s.joint, s.coordinate);
+  }
+  int added = 0;
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Joint& j : mb.getJoints()) {
+      const JointType type = j.getSpec().type;
+      const int nv = numDofs(type);
+      if (nv == 0 || numPositions(type) != nv) continue;  // fixed, ball, free
+      const std::string joint = mb.name() + "/" + j.name();
+      for (int k = 0; k < nv; ++k) {
+        if (driven.count({joint, k}) != 0) continue;
+        ActuatorSpec s;
+        s.name = mb.name() + "_" + j.name() + (nv > 1 ? "_" + std::to_string(k) : std::string()) + "_hold";
+        s.joint = joint;
+        s.coordinate = k;
+        s.type = ActuatorType::PositionServo;
+        s.gravityCompensation = true;
+        if (world.hasActuator(s.name)) s.name.clear();  // an automatic name
+        world.addActuator(s);
+        ++added;
+      }
+    }
+  }
+  return added;
+}
+
 std::string ImportReport::toText() const {
   std::ostringstream os;
   os << "import of " << file << " (" << format << "): " << cuts.size() << " loop cut(s), " << couplers.size()
@@ -607,6 +638,11 @@ std::string ImportReport::toText() const {
   for (const LoopCut& c : cuts) {
     os << "  cut: " << where(c.file.empty() ? file : c.file, c.line) << ": joint '" << c.joint << "' → loop closure '"
        << c.closure << "' (" << toString(c.family) << "): " << c.reason << "\n";
+  }
+  for (const ActuatorMade& a : actuators) {
+    os << "  actuator: " << where(a.file.empty() ? file : a.file, a.line) << ": '" << a.actuator << "' (" << a.type
+       << ") on " << a.joint << " from " << a.interface << ", gear " << number(a.gear) << ", force limit "
+       << number(a.forceLimit) << "\n";
   }
   for (const CouplerMade& c : couplers) {
     os << "  coupler: " << where(c.file.empty() ? file : c.file, c.line) << ": '" << c.coupler << "': " << c.follower
@@ -657,6 +693,7 @@ std::string ImportReport::summary() const {
   if (!warnings.empty()) parts.push_back(count(warnings.size(), "warning", "warnings"));
   if (!cuts.empty()) parts.push_back(count(cuts.size(), "loop cut", "loops cut"));
   if (!couplers.empty()) parts.push_back(count(couplers.size(), "coupler", "couplers"));
+  if (!actuators.empty()) parts.push_back(count(actuators.size(), "actuator", "actuators"));
   if (assembly.performed)
     parts.push_back("loops assembled (residual " + number(assembly.residualBefore) + " → " +
                     number(assembly.residualAfter) + ")");
@@ -694,6 +731,15 @@ std::string ImportReport::toJson() const {
     os << (i ? "," : "") << "{\"coupler\":" << jsonString(c.coupler) << ",\"leader\":" << jsonString(c.leader)
        << ",\"follower\":" << jsonString(c.follower) << ",\"ratio\":" << number(c.ratio)
        << ",\"offset\":" << number(c.offset) << ",\"file\":" << jsonString(c.file) << ",\"line\":" << c.line << "}";
+  }
+  os << "],\"actuators\":[";
+  for (std::size_t i = 0; i < actuators.size(); ++i) {
+    const ActuatorMade& a = actuators[i];
+    os << (i ? "," : "") << "{\"actuator\":" << jsonString(a.actuator) << ",\"joint\":" << jsonString(a.joint)
+       << ",\"type\":" << jsonString(a.type) << ",\"interface\":" << jsonString(a.interface)
+       << ",\"gear\":" << number(a.gear)
+       << ",\"force_limit\":" << (std::isfinite(a.forceLimit) ? number(a.forceLimit) : std::string("null"))
+       << ",\"file\":" << jsonString(a.file) << ",\"line\":" << a.line << "}";
   }
   os << "],\"assembly\":{\"performed\":" << (assembly.performed ? "true" : "false")
      << ",\"residual_before\":" << number(assembly.residualBefore)

@@ -73,6 +73,10 @@ class Reader {
           readClosure(e);
         } else if (name == "joint_coupler") {
           readCoupler(e);
+        } else if (name == "actuator" && version >= 2) {
+          readActuator(e);
+        } else if (name == "schedule" && version >= 2) {
+          readSchedule(e);
         } else if (name == "recording") {
           if (m_recording) fail(e, "a second <recording> section (a scene has at most one)");
           readRecording(e);
@@ -495,6 +499,80 @@ class Reader {
     spec.offset = number(e, "offset");
     JointCoupler c = m_world.addJointCoupler(text(e, "name"), spec);
     c.setRuntimePolicy(policy(e));
+  }
+
+  void readActuator(const XMLElement* e) {
+    ActuatorSpec a;
+    a.name = text(e, "name");
+    a.joint = text(e, "joint");
+    a.coordinate = integer(e, "coordinate");
+    const std::string type = text(e, "type");
+    const auto t = actuatorTypeFromString(type);
+    if (!t)
+      fail(e, "unknown actuator type '" + type + "' (expected motor | position | velocity | pid | dc_motor | lock)");
+    a.type = *t;
+    a.gear = number(e, "gear");
+    const auto control = numbers(e, "control_range", 2);
+    a.controlMin = control[0];
+    a.controlMax = control[1];
+    const auto force = numbers(e, "force_range", 2);
+    a.forceMin = force[0];
+    a.forceMax = force[1];
+    const auto optional = [&](const char* attr) -> std::optional<double> {
+      if (!has(e, attr)) return std::nullopt;
+      return number(e, attr);
+    };
+    a.kp = optional("kp");
+    a.kd = optional("kd");
+    a.kv = optional("kv");
+    if (a.type == ActuatorType::Pid) {
+      a.ki = number(e, "ki");
+      a.integralLimit = number(e, "integral_limit");
+    }
+    if (a.type == ActuatorType::DcMotor) {
+      a.stallTorque = number(e, "stall_torque");
+      a.noLoadSpeed = number(e, "no_load_speed");
+    }
+    if (has(e, "velocity_limit")) a.velocityLimit = number(e, "velocity_limit");
+    if (has(e, "gravity_compensation")) a.gravityCompensation = boolean(e, "gravity_compensation");
+    a.control = optional("control");
+    m_world.addActuator(a);
+  }
+
+  void readSchedule(const XMLElement* e) {
+    ScheduleSpec s;
+    s.name = text(e, "name");
+    s.actuator = text(e, "actuator");
+    s.kind = choose<ScheduleSpec::Kind>(e, "kind",
+                                        {{"keyframes", ScheduleSpec::Kind::Keyframes},
+                                         {"sine", ScheduleSpec::Kind::Sine},
+                                         {"step", ScheduleSpec::Kind::Step}});
+    switch (s.kind) {
+      case ScheduleSpec::Kind::Keyframes: {
+        s.interpolation = choose<ScheduleSpec::Interpolation>(
+            e, "interpolation",
+            {{"linear", ScheduleSpec::Interpolation::Linear}, {"hold", ScheduleSpec::Interpolation::Hold}});
+        s.loop = boolean(e, "loop");
+        const auto keys = numbers(e, "keyframes");
+        if (keys.empty() || keys.size() % 2 != 0) {
+          fail(e, "attribute 'keyframes': expected pairs of time and value (an even count of numbers, at least 2)");
+        }
+        for (std::size_t k = 0; k < keys.size(); k += 2) s.keyframes.emplace_back(keys[k], keys[k + 1]);
+        break;
+      }
+      case ScheduleSpec::Kind::Sine:
+        s.amplitude = number(e, "amplitude");
+        s.frequency = number(e, "frequency");
+        s.phase = number(e, "phase");
+        s.offset = number(e, "offset");
+        break;
+      case ScheduleSpec::Kind::Step:
+        s.offset = number(e, "offset");
+        s.amplitude = number(e, "amplitude");
+        s.stepTime = number(e, "step_time");
+        break;
+    }
+    m_world.addSchedule(s);
   }
 
   void readRecording(const XMLElement* e) {

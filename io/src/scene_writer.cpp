@@ -26,9 +26,11 @@ class Writer {
   std::string run() {
     doc.InsertEndChild(doc.NewDeclaration());
     XMLElement* root = doc.NewElement("articula");
-    root->SetAttribute("version", kSceneFormatVersion);
     doc.InsertEndChild(root);
     const WorldSpec spec = m_world.getSpec();
+    // Version 2 added actuators and schedules; without them a file stays
+    // readable by builds that read version 1.
+    root->SetAttribute("version", spec.actuators.empty() && spec.schedules.empty() ? 1 : kSceneFormatVersion);
     writeOptions(root, spec.options);
     // Rigid bodies and multibodies in the order of their state coordinates.
     std::vector<bool> rigidDone(spec.rigidBodies.size(), false);
@@ -63,6 +65,8 @@ class Writer {
     }
     for (const ClosureSpec& c : spec.loopClosures) writeClosure(root, c);
     for (const CouplerSpec& c : spec.jointCouplers) writeCoupler(root, c);
+    for (const ActuatorSpec& a : spec.actuators) writeActuator(root, a);
+    for (const ScheduleSpec& s : spec.schedules) writeSchedule(root, s);
     if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
@@ -273,6 +277,63 @@ class Writer {
     e->SetAttribute("ratio", formatNumber(c.ratio).c_str());
     e->SetAttribute("offset", formatNumber(c.offset).c_str());
     writePolicy(e, c.policy);
+  }
+
+  void writeActuator(XMLElement* root, const ActuatorSpec& a) {
+    XMLElement* e = child(root, "actuator");
+    e->SetAttribute("name", a.name.c_str());
+    e->SetAttribute("joint", a.joint.c_str());
+    e->SetAttribute("coordinate", a.coordinate);
+    e->SetAttribute("type", toString(a.type));
+    e->SetAttribute("gear", formatNumber(a.gear).c_str());
+    e->SetAttribute("control_range", (formatNumber(a.controlMin) + " " + formatNumber(a.controlMax)).c_str());
+    e->SetAttribute("force_range", (formatNumber(a.forceMin) + " " + formatNumber(a.forceMax)).c_str());
+    if (a.kp) e->SetAttribute("kp", formatNumber(*a.kp).c_str());
+    if (a.kd) e->SetAttribute("kd", formatNumber(*a.kd).c_str());
+    if (a.kv) e->SetAttribute("kv", formatNumber(*a.kv).c_str());
+    if (a.type == ActuatorType::Pid) {
+      e->SetAttribute("ki", formatNumber(a.ki).c_str());
+      e->SetAttribute("integral_limit", formatNumber(a.integralLimit).c_str());
+    }
+    if (a.type == ActuatorType::DcMotor) {
+      e->SetAttribute("stall_torque", formatNumber(a.stallTorque).c_str());
+      e->SetAttribute("no_load_speed", formatNumber(a.noLoadSpeed).c_str());
+    }
+    if (std::isfinite(a.velocityLimit)) e->SetAttribute("velocity_limit", formatNumber(a.velocityLimit).c_str());
+    if (a.gravityCompensation) e->SetAttribute("gravity_compensation", true);
+    if (a.control) e->SetAttribute("control", formatNumber(*a.control).c_str());
+  }
+
+  void writeSchedule(XMLElement* root, const ScheduleSpec& s) {
+    XMLElement* e = child(root, "schedule");
+    e->SetAttribute("name", s.name.c_str());
+    e->SetAttribute("actuator", s.actuator.c_str());
+    switch (s.kind) {
+      case ScheduleSpec::Kind::Keyframes: {
+        e->SetAttribute("kind", "keyframes");
+        e->SetAttribute("interpolation", s.interpolation == ScheduleSpec::Interpolation::Hold ? "hold" : "linear");
+        e->SetAttribute("loop", s.loop);
+        std::string keys;
+        for (const auto& [t, value] : s.keyframes) {
+          keys += (keys.empty() ? "" : " ") + formatNumber(t) + " " + formatNumber(value);
+        }
+        e->SetAttribute("keyframes", keys.c_str());
+        break;
+      }
+      case ScheduleSpec::Kind::Sine:
+        e->SetAttribute("kind", "sine");
+        e->SetAttribute("amplitude", formatNumber(s.amplitude).c_str());
+        e->SetAttribute("frequency", formatNumber(s.frequency).c_str());
+        e->SetAttribute("phase", formatNumber(s.phase).c_str());
+        e->SetAttribute("offset", formatNumber(s.offset).c_str());
+        break;
+      case ScheduleSpec::Kind::Step:
+        e->SetAttribute("kind", "step");
+        e->SetAttribute("offset", formatNumber(s.offset).c_str());
+        e->SetAttribute("amplitude", formatNumber(s.amplitude).c_str());
+        e->SetAttribute("step_time", formatNumber(s.stepTime).c_str());
+        break;
+    }
   }
 
   void writeRecording(XMLElement* root, const SceneRecording& r) {

@@ -161,7 +161,7 @@ struct Importer {
   // Elements outside the model proper, and children of links and joints that
   // the engine has no use for.
   void noteIgnoredElements(const XMLElement* robot) {
-    static const std::set<std::string> topKnown{"link", "joint", "loop_joint", "material"};
+    static const std::set<std::string> topKnown{"link", "joint", "loop_joint", "material", "transmission"};
     for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
       if (topKnown.count(tag) == 0) {
@@ -547,6 +547,137 @@ struct Importer {
     }
   }
 
+  // The text of a child element, trimmed ("" when absent).
+  static std::string childText(const XMLElement* e, const char* name) {
+    const XMLElement* c = e != nullptr ? e->FirstChildElement(name) : nullptr;
+    std::string t = c != nullptr && c->GetText() != nullptr ? c->GetText() : "";
+    const auto b = t.find_first_not_of(" \t\r\n");
+    const auto end = t.find_last_not_of(" \t\r\n");
+    return b == std::string::npos ? std::string() : t.substr(b, end - b + 1);
+  }
+
+  // The interfaces a <joint> or <actuator> of a transmission lists, without
+  // the "hardware_interface/" prefix.
+  static std::vector<std::string> interfaces(const XMLElement* e) {
+    std::vector<std::string> out;
+    for (const XMLElement* h = e != nullptr ? e->FirstChildElement("hardwareInterface") : nullptr; h != nullptr;
+         h = h->NextSiblingElement("hardwareInterface")) {
+      std::string t = h->GetText() != nullptr ? h->GetText() : "";
+      std::erase_if(t, [](unsigned char c) { return std::isspace(c) != 0; });
+      if (const auto slash = t.rfind('/'); slash != std::string::npos) t = t.substr(slash + 1);
+      if (!t.empty()) out.push_back(t);
+    }
+    return out;
+  }
+
+  /// ROS <transmission>s become actuators: per joint, a position interface
+  /// (preferred when several are listed) → a gravity-compensated position
+  /// servo, velocity → velocity servo, effort → motor; the actuator's
+  /// <mechanicalReduction> is the gear and the joint's <limit effort> the
+  /// force range. Joint-state-only transmissions make nothing.
+  /// Differential transmissions drive each of their joints on its own.
+  void addTransmissions(const XMLElement* robot) {
+    std::set<std::string> taken;
+    for (const XMLElement* t = robot->FirstChildElement("transmission"); t != nullptr;
+         t = t->NextSiblingElement("transmission")) {
+      const std::string tname = t->Attribute("name") ? t->Attribute("name") : "transmission";
+      std::string type = childText(t, "type");
+      if (type.empty() && t->Attribute("type") != nullptr) type = t->Attribute("type");  // the pre-ROS-1 form
+      const std::string shortType = type.substr(type.rfind('/') == std::string::npos ? 0 : type.rfind('/') + 1);
+      const XMLElement* firstActuator = t->FirstChildElement("actuator");
+      std::size_t joints = 0;
+      for (const XMLElement* j = t->FirstChildElement("joint"); j != nullptr; j = j->NextSiblingElement("joint"))
+        ++joints;
+      if (joints == 0) {
+        ignore(t->GetLineNum(), "<transmission> '" + tname + "' names no joint: not imported");
+        continue;
+      }
+      if (shortType != "SimpleTransmission" && !shortType.empty()) {
+        ignore(t->GetLineNum(), "<transmission> '" + tname + "' (" + shortType +
+                                    "): each joint gets its own actuator; the coupling of its motors is not modelled");
+      }
+      const XMLElement* actuatorElement = firstActuator;
+      for (const XMLElement* j = t->FirstChildElement("joint"); j != nullptr; j = j->NextSiblingElement("joint")) {
+        const std::string jname = j->Attribute("name") ? j->Attribute("name") : "";
+        std::vector<std::string> ifaces = interfaces(j);
+        if (ifaces.empty()) ifaces = interfaces(actuatorElement);  // older files list it on the actuator
+        const auto has = [&](const char* name) {
+          return std::find(ifaces.begin(), ifaces.end(), name) != ifaces.end();
+        };
+        ActuatorSpec spec;
+        std::string iface;
+        if (has("PositionJointInterface")) {
+          spec.type = ActuatorType::PositionServo;
+          spec.gravityCompensation = true;
+          iface = "PositionJointInterface";
+        } else if (has("VelocityJointInterface")) {
+          spec.type = ActuatorType::VelocityServo;
+          spec.gravityCompensation = true;
+          iface = "VelocityJointInterface";
+        } else if (has("EffortJointInterface")) {
+          spec.type = ActuatorType::Motor;
+          iface = "EffortJointInterface";
+        } else {
+          if (ifaces.empty() || has("JointStateInterface")) continue;  // nothing to drive
+          ignore(j->GetLineNum(), "<transmission> '" + tname + "': joint '" + jname + "' has interface '" +
+                                      ifaces.front() + "', which the engine has no actuator for: not imported");
+          continue;
+        }
+        std::optional<Joint> joint;
+        std::string full;
+        for (const Multibody& mb : world.getMultibodies()) {
+          if (auto found = mb.getJoint(jname)) {
+            joint = found;
+            full = mb.name() + "/" + jname;
+            break;
+          }
+        }
+        if (!joint || numDofs(joint->getSpec().type) != 1) {
+          warn(j->GetLineNum(), "<transmission> '" + tname + "': joint '" + jname + "' " +
+                                    (joint ? "is not a 1-DoF joint" : "is not in the model (fixed, cut or missing)") +
+                                    ": no actuator made");
+          continue;
+        }
+        const std::string reduction = childText(actuatorElement, "mechanicalReduction");
+        if (!reduction.empty()) {
+          const auto g = detail::parseDoubles(reduction, 1);
+          if (g && (*g)[0] != 0.0 && std::isfinite((*g)[0])) {
+            spec.gear = std::abs((*g)[0]);
+          } else {
+            warn(actuatorElement->GetLineNum(), "<transmission> '" + tname + "': <mechanicalReduction> '" + reduction +
+                                                    "' is not a nonzero number; gear 1 used");
+          }
+        }
+        const JointSpec js = joint->getSpec();
+        const double effort = js.effortLimits.size() > 0 ? js.effortLimits[0] : ActuatorSpec::kInf;
+        if (effort > 0.0 && std::isfinite(effort)) {
+          spec.forceMin = -effort;
+          spec.forceMax = effort;
+        } else if (effort == 0.0) {
+          warn(jointLine(jname), "joint '" + jname + "' has <limit effort=\"0\">: its actuator is not limited");
+        }
+        if (js.velocityLimits.size() > 0 && js.velocityLimits[0] > 0.0) spec.velocityLimit = js.velocityLimits[0];
+        std::string name = actuatorElement != nullptr && actuatorElement->Attribute("name") != nullptr
+                               ? actuatorElement->Attribute("name")
+                               : tname;
+        if (joints > 1 || taken.count(name) != 0 || name.find('/') != std::string::npos) name = tname + "_" + jname;
+        std::erase(name, '/');
+        while (taken.count(name) != 0) name += "_";
+        taken.insert(name);
+        spec.name = name;
+        spec.joint = full;
+        world.addActuator(spec);
+        report.actuators.push_back(ActuatorMade{name, full, toString(spec.type), iface, spec.gear,
+                                                std::isfinite(spec.forceMax) ? spec.forceMax : ActuatorSpec::kInf, file,
+                                                t->GetLineNum()});
+        if (const XMLElement* next =
+                actuatorElement != nullptr ? actuatorElement->NextSiblingElement("actuator") : nullptr) {
+          actuatorElement = next;  // differential: the i-th actuator's reduction for the i-th joint
+        }
+      }
+    }
+  }
+
   void addCouplers(const urdf::ModelInterface& model) {
     for (const int ji : graph.treeJoints) {
       const std::string& name = graph.joints[static_cast<std::size_t>(ji)].name;
@@ -742,6 +873,7 @@ struct Importer {
     buildTree(*model);
     cutLoops();
     addCouplers(*model);
+    addTransmissions(robot);
     detail::giveMassToMasslessSubtrees(world, file, report);
     detail::warnMasslessLinks(world, file, report);
     detail::assembleClosures(world, options, file, report);

@@ -77,6 +77,10 @@ struct ActuatorSpec {
   double stallTorque = 0.0;     ///< DcMotor: motor torque at zero speed and u = 1 (N·m), > 0
   double noLoadSpeed = 0.0;     ///< DcMotor: motor speed at zero torque and u = 1 (rad/s), > 0
   double velocityLimit = kInf;  ///< informational (from URDF `<limit velocity>`); the joint limit acts
+  /// PositionServo, VelocityServo, Pid: add the generalized gravity force of
+  /// the DoF at the current configuration (feed-forward), as position-
+  /// controlled hardware does; the servo then holds its target without sag.
+  bool gravityCompensation = false;
   /// The control to start from. Empty: position targets (PositionServo, Pid)
   /// hold the coordinate's initial position, Lock starts locked (1), others 0.
   std::optional<double> control;

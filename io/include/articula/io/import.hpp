@@ -69,6 +69,18 @@ struct CouplerMade {
   int line = 0;
 };
 
+/// An actuator made from a file's description (a URDF <transmission>).
+struct ActuatorMade {
+  std::string actuator;   ///< its name in the world
+  std::string joint;      ///< "multibody/joint"
+  std::string type;       ///< toString(ActuatorType)
+  std::string interface;  ///< the hardware interface it stands for ("PositionJointInterface", ...)
+  double gear = 1.0;
+  double forceLimit = 0.0;  ///< |force| bound (N·m or N), +inf when none
+  std::string file;
+  int line = 0;
+};
+
 /// Something the file contains that is not imported, or imported with a
 /// caveat.
 struct ReportEntry {
@@ -89,6 +101,7 @@ struct ImportReport {
   std::string format;  ///< "urdf", "sdf" or "articula"
   std::vector<LoopCut> cuts;
   std::vector<CouplerMade> couplers;
+  std::vector<ActuatorMade> actuators;
   std::vector<ReportEntry> ignored;   ///< elements not imported (file, line, what and why)
   std::vector<ReportEntry> warnings;  ///< imported, but suspicious (zero mass on a moving link, ...)
   AssemblyReport assembly;
@@ -117,6 +130,12 @@ std::string reportEntryKind(const std::string& message);
 /// `text` as a JSON string literal, quotes and escapes included (the
 /// report's JSON and the runner's use it).
 std::string jsonString(const std::string& text);
+
+/// Gives every joint coordinate that has a position (revolute, prismatic,
+/// screw, universal, planar, ... — not ball or free joints) and no actuator a
+/// gravity-compensated position servo with default gains that holds the
+/// current pose (`articula-run --hold`). Design mode. Returns how many it added.
+int addHoldingServos(World& world);
 
 /// Reads a URDF file (or text) into `world`, which must be empty and in
 /// design mode. Relative mesh paths resolve against `file`'s folder (for a
