@@ -55,7 +55,11 @@ void printUsage(std::ostream& os) {
         "                           multi-DoF joint or rigid body); repeatable; loop closures are re-assembled\n"
         "  --package-path DIR       where package://NAME/ and model:// resolve (the folder containing NAME);\n"
         "                           repeatable (also for inspect, export and replay)\n"
-        "  --csv OUT.csv            write t, q:..., v:..., residual:... for every step, t = 0 included\n"
+        "  --hold                   every joint without an actuator gets a position servo holding the\n"
+        "                           initial pose (gravity-compensated, default gains)\n"
+        "  --controls FILE.csv      drive actuators over time: a header 'time,ACTUATOR,...', then rows;\n"
+        "                           linear interpolation between rows (--controls-hold: zero-order hold)\n"
+        "  --csv OUT.csv            write t, q:..., v:..., residual:..., ctrl:..., force:... for every step\n"
         "  --record OUT.replay      record the run (t = 0 included) into a replay file, with the scene's path\n"
         "                           and the options above that shape the world\n"
         "  --record-every K         record every K-th step (default 1)\n"
@@ -152,6 +156,15 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       const std::size_t eq = s.rfind('=');
       if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
       o.setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
+    } else if (a == "--hold") {
+      args.noValue();
+      o.setup.hold = true;
+    } else if (a == "--controls") {
+      o.setup.controls = args.value();
+      if (o.setup.controls.empty()) usageError("--controls needs a CSV file");
+    } else if (a == "--controls-hold") {
+      args.noValue();
+      o.setup.controlsHold = true;
     } else if (a == "--csv") {
       o.csv = args.value();
     } else if (a == "--record") {
@@ -184,6 +197,7 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   }
   if (o.duration && o.steps) usageError("give either --duration or --steps, not both");
   if (o.recordEvery && o.record.empty()) usageError("--record-every needs --record OUT.replay");
+  if (o.setup.controlsHold && o.setup.controls.empty()) usageError("--controls-hold needs --controls FILE.csv");
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (input.file.empty() && input.scene.empty()) {
     if (!legacy) usageError("run needs a FILE (.articula, .urdf, .sdf or .world)");
@@ -261,7 +275,7 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
                      immovable.front().problem);
     }
   }
-  CsvWriter csv(o.csv, columns, closures);
+  CsvWriter csv(o.csv, world, columns, closures);
   csv.row(t, q, v);
   double maxResidual = constrained ? largestResidual(closures, couplers) : 0.0;
 

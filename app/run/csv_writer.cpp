@@ -14,7 +14,8 @@ std::string csvField(const std::string& s) {
   return out + "\"";
 }
 
-CsvWriter::CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures)
+CsvWriter::CsvWriter(const std::string& path, const World& world, const StateColumns& columns,
+                     const std::vector<LoopClosure>& closures)
     : m_closures(closures) {
   if (path.empty()) return;
   try {
@@ -27,6 +28,10 @@ CsvWriter::CsvWriter(const std::string& path, const StateColumns& columns, const
   for (const auto& n : columns.positionNames()) header += "," + csvField("q:" + n);
   for (const auto& n : columns.velocityNames()) header += "," + csvField("v:" + n);
   for (const auto& c : closures) header += "," + csvField("residual:" + c.name());
+  m_world = &world;
+  const ControlSpace controls = world.getControlSpace();
+  for (const auto& n : controls.names) header += "," + csvField("ctrl:" + n);
+  for (const auto& n : controls.names) header += "," + csvField("force:" + n);
   header += '\n';
   write(header);
 }
@@ -46,6 +51,12 @@ void CsvWriter::row(double t, const VectorXd& q, const VectorXd& v) {
   for (Eigen::Index i = 0; i < q.size(); ++i) (m_line += ',') += formatNumber(q[i]);
   for (Eigen::Index i = 0; i < v.size(); ++i) (m_line += ',') += formatNumber(v[i]);
   for (const auto& c : m_closures) (m_line += ',') += formatNumber(c.computeResidual().norm);
+  if (m_world->numActuators() > 0) {
+    const VectorXd u = m_world->getControls();
+    const VectorXd f = m_world->getActuatorForces();
+    for (Eigen::Index i = 0; i < u.size(); ++i) (m_line += ',') += formatNumber(u[i]);
+    for (Eigen::Index i = 0; i < f.size(); ++i) (m_line += ',') += formatNumber(f[i]);
+  }
   m_line += '\n';
   write(m_line);
 }

@@ -26,7 +26,9 @@ std::string csvField(const std::string& s);
 class CsvWriter {
  public:
   /// Starts the file and writes the header. @throws CliError when it cannot be written.
-  CsvWriter(const std::string& path, const StateColumns& columns, const std::vector<LoopClosure>& closures);
+  /// Actuators add ctrl:NAME and force:NAME columns (the controls and forces of the last step).
+  CsvWriter(const std::string& path, const World& world, const StateColumns& columns,
+            const std::vector<LoopClosure>& closures);
   bool enabled() const { return m_enabled; }
   /// One row; the residuals are the closures' current ones. @throws CliError when writing failed.
   void row(double t, const VectorXd& q, const VectorXd& v);
@@ -39,6 +41,7 @@ class CsvWriter {
   std::unique_ptr<AtomicFile> m_out;  ///< until close()
   bool m_enabled = false;
   std::vector<LoopClosure> m_closures;
+  const World* m_world = nullptr;
   std::string m_line;
 };
 

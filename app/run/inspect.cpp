@@ -5,6 +5,7 @@
 #include <articula/articula.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -53,6 +54,8 @@ struct Topology {
   std::vector<std::pair<std::string, double>> rigidBodies;  ///< name, mass
   std::vector<ClosureInfo> closures;
   std::vector<CouplerInfo> couplers;
+  std::vector<ActuatorSpec> actuators;
+  std::vector<ScheduleSpec> schedules;
   int dofs = 0;
   int positions = 0;
 };
@@ -114,9 +117,47 @@ Topology collect(const World& world, const io::ImportReport& report) {
     t.couplers.push_back(
         {c.name(), qualifiedJoint(spec.leader), qualifiedJoint(spec.follower), spec.ratio, spec.offset});
   }
+  for (const Actuator& a : world.getActuators()) t.actuators.push_back(a.getSpec());
+  t.schedules = world.getSchedules();
   t.dofs = world.numDofs();
   t.positions = world.numPositions();
   return t;
+}
+
+// "position servo on arm/elbow, kp 100, kd default, force ±50, gravity compensation".
+std::string actuatorSummary(const ActuatorSpec& a) {
+  std::string s = std::string(toString(a.type)) + " on " + a.joint;
+  if (a.coordinate != 0) s += ":" + std::to_string(a.coordinate);
+  const auto gain = [](const char* name, const std::optional<double>& g) {
+    return std::string(", ") + name + " " + (g ? formatNumber(*g) : std::string("default (10 Hz)"));
+  };
+  switch (a.type) {
+    case ActuatorType::PositionServo:
+      s += gain("kp", a.kp) + gain("kd", a.kd);
+      break;
+    case ActuatorType::VelocityServo:
+      s += gain("kv", a.kv);
+      break;
+    case ActuatorType::Pid:
+      s += gain("kp", a.kp) + gain("kd", a.kd) + ", ki " + formatNumber(a.ki) +
+           ", |integral| <= " + formatNumber(a.integralLimit);
+      break;
+    case ActuatorType::DcMotor:
+      s += ", stall " + formatNumber(a.stallTorque) + " N·m, no-load " + formatNumber(a.noLoadSpeed) + " rad/s";
+      break;
+    case ActuatorType::Motor:
+    case ActuatorType::Lock:
+      break;
+  }
+  if (a.gear != 1.0) s += ", gear " + formatNumber(a.gear);
+  if (std::isfinite(a.forceMin) || std::isfinite(a.forceMax)) {
+    s += ", force [" + formatNumber(a.forceMin) + ", " + formatNumber(a.forceMax) + "]";
+  }
+  if (std::isfinite(a.controlMin) || std::isfinite(a.controlMax)) {
+    s += ", control [" + formatNumber(a.controlMin) + ", " + formatNumber(a.controlMax) + "]";
+  }
+  if (a.gravityCompensation) s += ", gravity compensation";
+  return s;
 }
 
 std::string plural(std::size_t n, const char* one, const char* many) {
@@ -131,7 +172,8 @@ void printText(std::ostream& os, const Topology& t, const io::ImportReport& repo
   os << report.file << " (" << report.format << "): " << plural(t.multibodies.size(), "multibody", "multibodies")
      << ", " << plural(t.rigidBodies.size(), "rigid body", "rigid bodies") << ", "
      << plural(t.closures.size(), "loop closure", "loop closures") << ", "
-     << plural(t.couplers.size(), "coupler", "couplers") << "\n";
+     << plural(t.couplers.size(), "coupler", "couplers") << ", " << plural(t.actuators.size(), "actuator", "actuators")
+     << "\n";
   os << "total: " << t.dofs << " DoF, " << t.positions << " position coordinates\n";
   for (const MultibodyInfo& m : t.multibodies) {
     os << "\nmultibody " << m.name << ": " << plural(m.joints.size(), "link", "links") << ", " << m.dofs << " DoF, "
@@ -170,6 +212,20 @@ void printText(std::ostream& os, const Topology& t, const io::ImportReport& repo
     for (const CouplerInfo& c : t.couplers) {
       os << "  " << c.name << ": " << c.follower << " = " << formatNumber(c.ratio) << " * " << c.leader << " + "
          << formatNumber(c.offset) << "\n";
+    }
+  }
+  if (!t.actuators.empty()) {
+    os << "\nactuators:\n";
+    for (const ActuatorSpec& a : t.actuators) os << "  " << a.name << ": " << actuatorSummary(a) << "\n";
+  }
+  if (!t.schedules.empty()) {
+    os << "\nschedules:\n";
+    for (const ScheduleSpec& s : t.schedules) {
+      os << "  " << s.name << ": drives " << s.actuator << ", "
+         << (s.kind == ScheduleSpec::Kind::Sine   ? "sine"
+             : s.kind == ScheduleSpec::Kind::Step ? "step"
+                                                  : std::to_string(s.keyframes.size()) + " keyframes")
+         << "\n";
     }
   }
   os << "\n" << report.toText();
@@ -215,6 +271,18 @@ void printJson(std::ostream& os, const Topology& t, const io::ImportReport& repo
     os << (i ? "," : "") << "\n    {\"name\": " << jsonString(c.name) << ", \"leader\": " << jsonString(c.leader)
        << ", \"follower\": " << jsonString(c.follower) << ", \"ratio\": " << formatNumber(c.ratio)
        << ", \"offset\": " << formatNumber(c.offset) << "}";
+  }
+  os << "],\n  \"actuators\": [";
+  for (std::size_t i = 0; i < t.actuators.size(); ++i) {
+    const ActuatorSpec& a = t.actuators[i];
+    const auto opt = [](const std::optional<double>& x) { return x ? formatNumber(*x) : std::string("null"); };
+    const auto fin = [](double x) { return std::isfinite(x) ? formatNumber(x) : std::string("null"); };
+    os << (i ? "," : "") << "\n    {\"name\": " << jsonString(a.name) << ", \"joint\": " << jsonString(a.joint)
+       << ", \"coordinate\": " << a.coordinate << ", \"type\": " << jsonString(toString(a.type))
+       << ", \"gear\": " << formatNumber(a.gear) << ", \"control_range\": [" << fin(a.controlMin) << ", "
+       << fin(a.controlMax) << "], \"force_range\": [" << fin(a.forceMin) << ", " << fin(a.forceMax)
+       << "], \"kp\": " << opt(a.kp) << ", \"kd\": " << opt(a.kd) << ", \"kv\": " << opt(a.kv)
+       << ", \"gravity_compensation\": " << (a.gravityCompensation ? "true" : "false") << "}";
   }
   os << "],\n  \"import_report\": " << report.toJson() << "\n}\n";
 }

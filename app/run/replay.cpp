@@ -183,7 +183,7 @@ int replayCommand(const std::vector<std::string>& argv) {
   }
 
   if (!o.csv.empty()) {
-    CsvWriter csv(o.csv, StateColumns(world), world.getLoopClosures());
+    CsvWriter csv(o.csv, world, StateColumns(world), world.getLoopClosures());
     for (std::size_t i = 0; i < recording.size(); ++i) {
       recording.restore(world, i);
       csv.row(world.getTime(), world.getPositions(), world.getVelocities());

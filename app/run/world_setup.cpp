@@ -4,9 +4,15 @@
 
 #include <articula/articula.hpp>
 
+#include <articula/file_io.hpp>
+#include <articula/io/import.hpp>
+
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -101,6 +107,22 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet)
   if (setup.gravity) wo.gravity = *setup.gravity;
   world.setOptions(wo);
   if (setup.noContacts) removeCollisionShapes(world);
+  try {
+    if (setup.hold) {
+      const int added = io::addHoldingServos(world);
+      if (!quiet) std::cerr << "--hold: " << added << " position servo(s) hold the initial pose\n";
+    }
+    if (!setup.controls.empty()) {
+      for (const ScheduleSpec& s : readControlsCsv(setup.controls, world, setup.controlsHold)) {
+        world.removeSchedule(s.name);
+        world.addSchedule(s);
+      }
+    }
+  } catch (const CliError&) {
+    throw;
+  } catch (const Error& e) {
+    throw CliError(e.what());
+  }
   applyInitialPositions(world, setup.sets);
   try {
     world.enterSimulationMode();
@@ -120,6 +142,13 @@ void describeSetup(Recording& recording, const WorldSetup& setup, const World& w
   }
   recording.setMetadata("root", rootName(setup.input.import.root));
   recording.setMetadata("no-contacts", setup.noContacts ? "1" : "0");
+  if (setup.hold) recording.setMetadata("hold", "1");
+  if (!setup.controls.empty()) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(setup.controls, ec);
+    recording.setMetadata("controls", ec ? setup.controls : absolute.lexically_normal().string());
+    recording.setMetadata("controls-interpolation", setup.controlsHold ? "hold" : "linear");
+  }
   if (setup.input.import.addGroundPlane) recording.setMetadata("ground", formatNumber(setup.input.import.groundHeight));
   const std::vector<fs::path>& packages = setup.input.import.packagePath;
   for (std::size_t k = 0; k < packages.size(); ++k) {
@@ -183,6 +212,15 @@ WorldSetup setupFromRecording(const Recording& recording, const std::string& sce
     if (*noContacts != "0" && *noContacts != "1") badMetadata("no-contacts", *noContacts, "0 or 1");
     s.noContacts = *noContacts == "1";
   }
+  if (const std::string* hold = value("hold")) {
+    if (*hold != "0" && *hold != "1") badMetadata("hold", *hold, "0 or 1");
+    s.hold = *hold == "1";
+  }
+  if (const std::string* controls = value("controls")) s.controls = *controls;
+  if (const std::string* mode = value("controls-interpolation")) {
+    if (*mode != "hold" && *mode != "linear") badMetadata("controls-interpolation", *mode, "hold or linear");
+    s.controlsHold = *mode == "hold";
+  }
   s.input.import.packagePath = packagePaths;
   for (std::size_t k = 0;; ++k) {
     const std::string* dir = value(kPackagePathKey + std::to_string(k));
@@ -215,6 +253,87 @@ WorldSetup setupFromRecording(const Recording& recording, const std::string& sce
     }
   }
   return s;
+}
+
+std::vector<ScheduleSpec> readControlsCsv(const std::string& file, const World& world, bool hold) {
+  std::string text;
+  try {
+    text = readInputFile(file, std::uint64_t{256} << 20, "a controls file");
+  } catch (const FileAccessError& e) {
+    throw CliError(std::string("--controls: ") + e.what());
+  }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<int> lines;
+  std::size_t at = 0;
+  int line = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string l = text.substr(at, end - at);
+    at = end + 1;
+    ++line;
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    if (l.find_first_not_of(" \t") == std::string::npos || l[l.find_first_not_of(" \t")] == '#') continue;
+    std::vector<std::string> fields;
+    std::size_t s = 0;
+    while (true) {
+      const std::size_t comma = l.find(',', s);
+      std::string f = l.substr(s, comma == std::string::npos ? std::string::npos : comma - s);
+      const auto b = f.find_first_not_of(" \t");
+      const auto e = f.find_last_not_of(" \t");
+      fields.push_back(b == std::string::npos ? std::string() : f.substr(b, e - b + 1));
+      if (comma == std::string::npos) break;
+      s = comma + 1;
+    }
+    rows.push_back(std::move(fields));
+    lines.push_back(line);
+  }
+  const auto fail = [&](int ln, const std::string& problem) -> void {
+    throw CliError("--controls: " + file + ":" + std::to_string(ln) + ": " + problem);
+  };
+  if (rows.empty()) fail(1, "the file is empty; expected a header \"time,ACTUATOR,...\"");
+  const std::vector<std::string>& header = rows.front();
+  if (header.front() != "time" && header.front() != "t") {
+    fail(lines.front(), "the first column must be 'time' (got '" + header.front() + "')");
+  }
+  if (header.size() < 2) fail(lines.front(), "no actuator columns after 'time'");
+  std::vector<ScheduleSpec> schedules;
+  for (std::size_t c = 1; c < header.size(); ++c) {
+    std::string name = header[c];
+    if (name.rfind("ctrl:", 0) == 0) name = name.substr(5);
+    if (!world.hasActuator(name)) {
+      std::string known;
+      for (const Actuator& a : world.getActuators()) known += (known.empty() ? "" : ", ") + a.name();
+      fail(lines.front(), "column '" + header[c] + "': no actuator '" + name +
+                              "' (the world has: " + (known.empty() ? std::string("none; see --hold") : known) + ")");
+    }
+    ScheduleSpec s;
+    s.name = "controls:" + name;
+    s.actuator = name;
+    s.interpolation = hold ? ScheduleSpec::Interpolation::Hold : ScheduleSpec::Interpolation::Linear;
+    schedules.push_back(std::move(s));
+  }
+  double previous = -std::numeric_limits<double>::infinity();
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    if (rows[r].size() != header.size()) {
+      fail(lines[r], "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(rows[r].size()));
+    }
+    std::vector<double> values;
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      char* end = nullptr;
+      const double x = std::strtod(rows[r][c].c_str(), &end);
+      if (rows[r][c].empty() || *end != '\0' || !std::isfinite(x)) {
+        fail(lines[r], "field " + std::to_string(c + 1) + " '" + rows[r][c] + "' is not a finite number");
+      }
+      values.push_back(x);
+    }
+    if (!(values[0] > previous))
+      fail(lines[r], "times must increase (" + rows[r][0] + " after " + formatNumber(previous) + ")");
+    previous = values[0];
+    for (std::size_t c = 1; c < values.size(); ++c) schedules[c - 1].keyframes.emplace_back(values[0], values[c]);
+  }
+  if (rows.size() < 2) fail(lines.front(), "no rows of controls after the header");
+  return schedules;
 }
 
 }  // namespace articula::run

@@ -25,7 +25,18 @@ struct WorldSetup {
   bool noContacts = false;
   /// --set: initial positions, applied before entering simulation mode.
   std::vector<std::pair<std::string, double>> sets;
+  /// --hold: every joint coordinate without an actuator gets a position
+  /// servo holding the initial pose (io::addHoldingServos).
+  bool hold = false;
+  /// --controls FILE.csv: one keyframe schedule per actuator column.
+  std::string controls;
+  bool controlsHold = false;  ///< --controls-hold: zero-order hold instead of linear interpolation
 };
+
+/// Reads a controls CSV (a header "time" or "t", then one column per
+/// actuator, named `NAME` or `ctrl:NAME`; rows of numbers with increasing
+/// times) into keyframe schedules. @throws CliError with file and line.
+std::vector<ScheduleSpec> readControlsCsv(const std::string& file, const World& world, bool hold);
 
 /// Reads the input into `world` (the import report goes to stderr unless
 /// `quiet`), applies the options, removes every collision shape for

@@ -796,6 +796,109 @@ class TestRunnerCli : public QObject {
         {QStringLiteral("run"), out, QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--quiet")});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
   }
+
+  // --controls FILE.csv is the run with the equivalent keyframe schedules,
+  // bit for bit; the CSV gains ctrl: and force: columns.
+  void controlsCsvEqualsSchedules() {
+    const QString scene = sourcePath(QStringLiteral("scenes/servo_arm.articula"));
+    QFile in(scene);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(in.readAll());
+    // The scene without its own schedules ...
+    text.remove(QRegularExpression(QStringLiteral("\\s*<schedule [^>]*/>")));
+    const QString bare = tmp(QStringLiteral("bare.articula"));
+    {
+      QFile out(bare);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(text.toUtf8());
+    }
+    // ... driven from a controls file ...
+    const QString controls = tmp(QStringLiteral("controls.csv"));
+    {
+      QFile out(controls);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write("time,shoulder_servo,ctrl:elbow_pid\n0,0,0\n0.1,0.5,-0.25\n0.25,-0.3,0.75\n0.4,0.2,0\n");
+    }
+    // ... and from the same keyframes written as schedules.
+    QString scheduled = text;
+    scheduled.replace(
+        QStringLiteral("</articula>"),
+        QStringLiteral("    <schedule name=\"a\" actuator=\"shoulder_servo\" kind=\"keyframes\" "
+                       "interpolation=\"linear\" loop=\"false\" keyframes=\"0 0 0.1 0.5 0.25 -0.3 0.4 0.2\"/>\n"
+                       "    <schedule name=\"b\" actuator=\"elbow_pid\" kind=\"keyframes\" "
+                       "interpolation=\"linear\" loop=\"false\" keyframes=\"0 0 0.1 -0.25 0.25 0.75 0.4 0\"/>\n"
+                       "</articula>"));
+    const QString withSchedules = tmp(QStringLiteral("scheduled.articula"));
+    {
+      QFile out(withSchedules);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(scheduled.toUtf8());
+    }
+    const QString a = tmp(QStringLiteral("controls_run.csv"));
+    const QString b = tmp(QStringLiteral("schedule_run.csv"));
+    RunResult r = runTool({QStringLiteral("run"), bare, QStringLiteral("--steps"), QStringLiteral("600"),
+                           QStringLiteral("--controls"), controls, QStringLiteral("--csv"), a});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), withSchedules, QStringLiteral("--steps"), QStringLiteral("600"),
+                 QStringLiteral("--csv"), b});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    const Csv ca = readCsv(a);
+    const Csv cb = readCsv(b);
+    QCOMPARE(ca.rows.size(), 601);
+    QCOMPARE(ca.text, cb.text);
+    const int ctrl = ca.column(QStringLiteral("ctrl:shoulder_servo"));
+    const int force = ca.column(QStringLiteral("force:elbow_pid"));
+    QVERIFY(ctrl > 0 && force > ctrl);
+    // Row k holds the control of step k, evaluated at its start time (k − 1) h.
+    QVERIFY(std::abs(ca.rows[51][ctrl] - 0.25) < 1e-12);
+    QVERIFY(std::abs(ca.rows[600][ctrl] - 0.2) < 1e-12);
+    // Zero-order hold changes the run.
+    r = runTool({QStringLiteral("run"), bare, QStringLiteral("--steps"), QStringLiteral("600"),
+                 QStringLiteral("--controls"), controls, QStringLiteral("--controls-hold"), QStringLiteral("--csv"),
+                 a});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(readCsv(a).rows[51][ctrl], 0.0);
+    // A column naming no actuator is an error with the file and line.
+    {
+      QFile out(controls);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write("time,wrist\n0,0\n");
+    }
+    r = runTool({QStringLiteral("run"), bare, QStringLiteral("--steps"), QStringLiteral("5"),
+                 QStringLiteral("--controls"), controls});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("controls.csv:1")) && r.err.contains(QStringLiteral("no actuator 'wrist'")),
+             qPrintable(r.err));
+  }
+
+  // --hold keeps a URDF without transmissions in its pose; inspect lists actuators.
+  void holdAndInspectActuators() {
+    const QString panda = articula::test::modelPathString(articula::test::modelsPath() / "example-robot-data" /
+                                                          "robots" / "panda_description" / "urdf" / "panda.urdf");
+    ARTICULA_REQUIRE_MODEL(panda);
+    const QString csvPath = tmp(QStringLiteral("panda_hold.csv"));
+    const QString packages = articula::test::modelPathString(articula::test::modelsPath());
+    RunResult r = runTool({QStringLiteral("run"), panda, QStringLiteral("--fixed-base"), QStringLiteral("--hold"),
+                           QStringLiteral("--set"), QStringLiteral("panda_joint4=-0.5"),  // 0 is outside its limits
+                           QStringLiteral("--package-path"), packages, QStringLiteral("--duration"),
+                           QStringLiteral("1"), QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains(QStringLiteral("--hold: 9 position servo(s)")), qPrintable(r.err));
+    const Csv csv = readCsv(csvPath);
+    int ctrlColumns = 0;
+    for (const QString& h : csv.header) ctrlColumns += h.startsWith(QStringLiteral("ctrl:")) ? 1 : 0;
+    QCOMPARE(ctrlColumns, 9);
+    for (int c = 1; c < csv.header.size(); ++c) {
+      if (!csv.header[c].startsWith(QStringLiteral("q:"))) continue;
+      QVERIFY2(std::abs(csv.rows.last()[c] - csv.rows.first()[c]) <= 1e-3, qPrintable(csv.header[c]));
+    }
+    r = runTool({QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/servo_arm.articula"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.contains(QStringLiteral("2 actuators")) &&
+                 r.out.contains(QStringLiteral("shoulder_servo: position on arm/shoulder, kp 400, kd 20")) &&
+                 r.out.contains(QStringLiteral("elbow_moves: drives elbow_pid, 4 keyframes")),
+             qPrintable(r.out));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestRunnerCli)
