@@ -241,6 +241,8 @@ bool nameTaken(const World& world, const ObjectRef& ref, const std::string& newN
       return world.hasLoopClosure(newName);
     case ObjectKind::Coupler:
       return world.hasJointCoupler(newName);
+    case ObjectKind::Actuator:
+      return world.hasActuator(newName);
     default:
       throw InvalidArgument(std::string("a ") + kindName(ref.kind) + " cannot be renamed");
   }
@@ -451,6 +453,30 @@ ObjectRef addLoopClosure(World& world, const std::string& name, const ObjectRef&
   return refOf(world.addLoopClosure(name, spec));
 }
 
+ObjectRef addActuator(World& world, const ObjectRef& jointRef, ActuatorType type) {
+  const Joint joint = requireJoint(world, jointRef);
+  const JointType jt = joint.getSpec().type;
+  if (joint.numDofs() == 0) throw InvalidArgument("joint '" + jointRef.name + "' has no degree of freedom to drive");
+  const bool positional = numPositions(jt) == numDofs(jt);
+  ActuatorSpec spec;
+  spec.joint = jointRef.name;
+  spec.type = positional || type != ActuatorType::PositionServo ? type : ActuatorType::VelocityServo;
+  spec.gravityCompensation = spec.type == ActuatorType::PositionServo || spec.type == ActuatorType::VelocityServo;
+  if (spec.type == ActuatorType::DcMotor) {
+    spec.stallTorque = 1.0;
+    spec.noLoadSpeed = 10.0;
+  }
+  const std::string base = joint.name() + "_" + toString(spec.type);
+  spec.name = uniqueName(base, [&](const std::string& n) { return world.hasActuator(n); });
+  return refOf(world.addActuator(spec));
+}
+
+void setActuatorSpec(World& world, const ObjectRef& ref, const ActuatorSpec& spec) {
+  auto a = findActuator(world, ref);
+  if (!a) throw InvalidArgument("no actuator '" + ref.name + "'");
+  a->setSpec(spec);
+}
+
 ObjectRef addCoupler(World& world, const std::string& name, const ObjectRef& leader, const ObjectRef& follower,
                      double ratio, double offset) {
   JointCouplerSpec spec;
@@ -503,6 +529,16 @@ void remove(World& world, const ObjectRef& ref) {
       return;
     case ObjectKind::Coupler:
       world.remove(requireCoupler(world, ref));
+      return;
+    case ObjectKind::Actuator: {
+      const auto a = findActuator(world, ref);
+      if (!a) throw InvalidArgument("no actuator '" + ref.name + "'");
+      world.remove(*a);
+      return;
+    }
+    case ObjectKind::Schedule:
+      if (!findSchedule(world, ref)) throw InvalidArgument("no schedule '" + ref.name + "'");
+      world.removeSchedule(ref.name);
       return;
     case ObjectKind::Frame:
       world.remove(requireFrame(world, ref));
@@ -858,6 +894,12 @@ ObjectRef rename(World& world, const ObjectRef& ref, const std::string& newName)
     case ObjectKind::Coupler:
       requireCoupler(world, ref).setName(newName);
       break;
+    case ObjectKind::Actuator: {
+      auto a = findActuator(world, ref);
+      if (!a) throw InvalidArgument("no actuator '" + ref.name + "'");
+      a->setName(newName);
+      break;
+    }
     default:
       requireFrame(world, ref).setName(newName);
       break;

@@ -68,6 +68,13 @@ ObjectRef addLink(World& world, const ObjectRef& parentLink, const std::string& 
 ObjectRef addLoopClosure(World& world, const std::string& name, const ObjectRef& frameA, const ObjectRef& frameB,
                          LoopClosureFamily family);
 
+/// An actuator of `type` on a joint's first DoF (a position servo becomes a
+/// velocity servo on a ball or free joint), gravity-compensated when a
+/// servo, with default gains and a unique name.
+ObjectRef addActuator(World& world, const ObjectRef& joint, ActuatorType type);
+/// Replaces an actuator's parameters (everything but its name).
+void setActuatorSpec(World& world, const ObjectRef& actuator, const ActuatorSpec& spec);
+
 /// A coupler follower = ratio·leader + offset between two 1-DoF joints.
 ObjectRef addCoupler(World& world, const std::string& name, const ObjectRef& leader, const ObjectRef& follower,
                      double ratio, double offset);

@@ -1,6 +1,8 @@
 // The property inspector (inspector.hpp).
 #include "inspector.hpp"
 
+#include "controls_panel.hpp"
+
 #include "document.hpp"
 #include "edit_operations.hpp"
 #include "simulation.hpp"
@@ -466,6 +468,12 @@ void Inspector::rebuild() {
           break;
         case ObjectKind::Coupler:
           buildCoupler();
+          break;
+        case ObjectKind::Actuator:
+          buildActuator();
+          break;
+        case ObjectKind::Schedule:
+          buildSchedule();
           break;
         case ObjectKind::Frame:
           buildFrame();
@@ -1549,6 +1557,141 @@ void Inspector::buildCoupler() {
   });
 }
 
+void Inspector::buildActuator() {
+  const ObjectRef ref = m_ref;
+  addHeading(tr("Actuator"));
+  addNameField();
+  addValueLabel(tr("Joint"), QStringLiteral("joint"), [ref](const World& w) {
+    const ActuatorSpec s = need(findActuator(w, ref), ref).getSpec();
+    return qs(s.joint) + (s.coordinate != 0 ? QStringLiteral(" (DoF %1)").arg(s.coordinate) : QString());
+  });
+  // Every edit replaces the spec in place (one undoable command per change).
+  using Field = std::function<void(ActuatorSpec&)>;
+  const auto change = [ref](World& w, const Field& f) {
+    ActuatorSpec s = need(findActuator(w, ref), ref).getSpec();
+    f(s);
+    ops::setActuatorSpec(w, ref, s);
+  };
+  const auto spec = [ref](const World& w) { return need(findActuator(w, ref), ref).getSpec(); };
+  static const std::vector<ActuatorType> kTypes{ActuatorType::Motor,         ActuatorType::PositionServo,
+                                                ActuatorType::VelocityServo, ActuatorType::Pid,
+                                                ActuatorType::DcMotor,       ActuatorType::Lock};
+  QStringList typeNames;
+  for (const ActuatorType t : kTypes) typeNames << QString::fromUtf8(toString(t));
+  addChoice(
+      tr("Type"), QStringLiteral("type"), typeNames,
+      [spec](const World& w) {
+        const auto it = std::find(kTypes.begin(), kTypes.end(), spec(w).type);
+        return static_cast<int>(it - kTypes.begin());
+      },
+      [change](World& w, int index) {
+        change(w, [index](ActuatorSpec& s) {
+          s.type = kTypes[static_cast<std::size_t>(index)];
+          if (s.type == ActuatorType::DcMotor && !(s.stallTorque > 0.0)) {
+            s.stallTorque = 1.0;
+            s.noLoadSpeed = 10.0;
+          }
+        });
+      });
+  const ActuatorType type = spec(m_document->world()).type;
+  const auto nonNegative = [](std::optional<double> v) {
+    return !v || (std::isfinite(*v) && *v >= 0.0) ? QString() : tr("Must be finite and not negative.");
+  };
+  const auto gain = [&](const QString& label, const QString& key, std::optional<double> ActuatorSpec::*field) {
+    QWidget* editor = makeOptionalNumber(
+        key, [spec, field](const World& w) { return spec(w).*field; }, nonNegative,
+        [change, field](World& w, std::optional<double> v) {
+          change(w, [v, field](ActuatorSpec& s) { s.*field = v; });
+        });
+    editor->setToolTip(tr("Empty: critically damped at 10 Hz for the joint's inertia"));
+    addRow(label, {editor}, {key});
+  };
+  if (type == ActuatorType::PositionServo || type == ActuatorType::Pid) {
+    gain(tr("kp"), QStringLiteral("kp"), &ActuatorSpec::kp);
+    gain(tr("kd"), QStringLiteral("kd"), &ActuatorSpec::kd);
+  }
+  if (type == ActuatorType::VelocityServo) gain(tr("kv"), QStringLiteral("kv"), &ActuatorSpec::kv);
+  const auto number = [&](const QString& label, const QString& key, double ActuatorSpec::*field,
+                          const std::function<QString(double)>& validate, double step) {
+    addNumber(
+        label, key, [spec, field](const World& w) { return spec(w).*field; }, validate,
+        [change, field](World& w, double v) { change(w, [v, field](ActuatorSpec& s) { s.*field = v; }); }, step);
+  };
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0.0 ? QString() : tr("Must be positive."); };
+  const auto finiteNonNegative = [](double v) {
+    return std::isfinite(v) && v >= 0.0 ? QString() : tr("Must be finite and not negative.");
+  };
+  if (type == ActuatorType::Pid) {
+    number(tr("ki"), QStringLiteral("ki"), &ActuatorSpec::ki, finiteNonNegative, 1.0);
+    number(tr("Integral limit"), QStringLiteral("integral_limit"), &ActuatorSpec::integralLimit, positive, 0.1);
+  }
+  if (type == ActuatorType::DcMotor) {
+    number(tr("Stall torque (N·m)"), QStringLiteral("stall"), &ActuatorSpec::stallTorque, positive, 0.1);
+    number(tr("No-load speed (rad/s)"), QStringLiteral("no_load"), &ActuatorSpec::noLoadSpeed, positive, 1.0);
+  }
+  if (type == ActuatorType::Motor || type == ActuatorType::DcMotor) {
+    number(tr("Gear"), QStringLiteral("gear"), &ActuatorSpec::gear, positive, 1.0);
+  }
+  const auto bound = [&](const QString& label, const QString& key, double ActuatorSpec::*field, bool upper) {
+    QWidget* editor = makeOptionalNumber(
+        key,
+        [spec, field](const World& w) -> std::optional<double> {
+          const double v = spec(w).*field;
+          return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+        },
+        [](std::optional<double> v) { return !v || std::isfinite(*v) ? QString() : tr("Must be finite."); },
+        [change, field, upper](World& w, std::optional<double> v) {
+          change(w, [v, field, upper](ActuatorSpec& s) {
+            s.*field = v ? *v : (upper ? ActuatorSpec::kInf : -ActuatorSpec::kInf);
+          });
+        });
+    editor->setToolTip(tr("Empty: no bound"));
+    addRow(label, {editor}, {key});
+  };
+  if (type != ActuatorType::Lock) {
+    bound(tr("Force min"), QStringLiteral("force_min"), &ActuatorSpec::forceMin, false);
+    bound(tr("Force max"), QStringLiteral("force_max"), &ActuatorSpec::forceMax, true);
+  }
+  bound(tr("Control min"), QStringLiteral("control_min"), &ActuatorSpec::controlMin, false);
+  bound(tr("Control max"), QStringLiteral("control_max"), &ActuatorSpec::controlMax, true);
+  if (type == ActuatorType::PositionServo || type == ActuatorType::VelocityServo || type == ActuatorType::Pid) {
+    addCheck(
+        tr("Gravity compensation"), QStringLiteral("gravity_compensation"),
+        [spec](const World& w) { return spec(w).gravityCompensation; },
+        [change](World& w, bool on) { change(w, [on](ActuatorSpec& s) { s.gravityCompensation = on; }); });
+  }
+}
+
+void Inspector::buildSchedule() {
+  const ObjectRef ref = m_ref;
+  addHeading(tr("Schedule"));
+  const auto schedule = [ref](const World& w) {
+    const auto s = findSchedule(w, ref);
+    if (!s) throw InvalidArgument("no schedule '" + ref.name + "'");
+    return *s;
+  };
+  addValueLabel(tr("Name"), QStringLiteral("name"), [ref](const World&) { return qs(ref.name); });
+  addValueLabel(tr("Actuator"), QStringLiteral("actuator"),
+                [schedule](const World& w) { return qs(schedule(w).actuator); });
+  addValueLabel(tr("Kind"), QStringLiteral("kind"), [schedule](const World& w) {
+    const ScheduleSpec s = schedule(w);
+    switch (s.kind) {
+      case ScheduleSpec::Kind::Sine:
+        return tr("sine: %1 + %2·sin(2π·%3 Hz·t + %4)")
+            .arg(formatNumber(s.offset), formatNumber(s.amplitude), formatNumber(s.frequency), formatNumber(s.phase));
+      case ScheduleSpec::Kind::Step:
+        return tr("step: %1, then %2 from t = %3 s")
+            .arg(formatNumber(s.offset), formatNumber(s.offset + s.amplitude), formatNumber(s.stepTime));
+      case ScheduleSpec::Kind::Keyframes:
+        break;
+    }
+    return tr("%1 keyframes, %2%3")
+        .arg(s.keyframes.size())
+        .arg(s.interpolation == ScheduleSpec::Interpolation::Hold ? tr("held") : tr("linear"))
+        .arg(s.loop ? tr(", looping") : QString());
+  });
+}
+
 void Inspector::buildFrame() {
   const ObjectRef ref = m_ref;
   const World& world = m_document->world();
@@ -1579,7 +1722,6 @@ void Inspector::buildSimulationControls(const ObjectRef& jointRef) {
   const int nv = joint.numDofs();
   if (nv == 0) return;
   const bool vectorJoint = hasVectorCoordinates(spec.type);
-  const VectorXd q = joint.getPositions();
   addHeading(tr("Drive (simulation)"));
   for (int dof = 0; dof < nv; ++dof) {
     const double limit =
@@ -1607,60 +1749,22 @@ void Inspector::buildSimulationControls(const ObjectRef& jointRef) {
     effortLayout->addWidget(effort, 1);
     effortLayout->addWidget(effortValue);
     m_form->addRow(tr("Effort %1").arg(dof), effortRow);
-
-    if (!vectorJoint) continue;
-    const bool angle = isAngleCoordinate(spec.type, dof);
-    double lo = spec.positionLowerLimits.size() > dof ? spec.positionLowerLimits[dof] : -HUGE_VAL;
-    double hi = spec.positionUpperLimits.size() > dof ? spec.positionUpperLimits[dof] : HUGE_VAL;
-    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) {
-      lo = angle ? -std::numbers::pi : -1.0;
-      hi = angle ? std::numbers::pi : 1.0;
-    }
-    const double scale = angle ? kDegPerRad : 1.0;
-    // The target sent, else the simulated position shown, else the design's.
-    const std::optional<double> sentTarget = m_simulation->jointTarget(jointRef, dof);
-    std::optional<double> initial = sentTarget;
-    if (!initial) initial = m_simulation->shownJointPosition(jointRef, dof);
-    if (!initial) initial = q.size() > dof ? q[dof] : 0.0;
-    const double start = std::clamp(*initial, lo, hi);
-    auto* enable = new QCheckBox;
-    enable->setObjectName(QStringLiteral("target_enable_%1").arg(dof));
-    enable->setToolTip(tr("Drive this degree of freedom to the target"));
-    enable->setChecked(sentTarget.has_value());
-    auto* target = new QSlider(Qt::Horizontal);
-    target->setObjectName(QStringLiteral("target_%1").arg(dof));
-    target->setRange(0, kSliderSteps);
-    target->setValue(sliderPosition((start - lo) / (hi - lo)));
-    auto* targetValue = new QLabel(formatNumber((sentTarget ? *sentTarget : start) * scale));
-    targetValue->setObjectName(QStringLiteral("target_value_%1").arg(dof));
-    targetValue->setMinimumWidth(60);
-    const auto send = [this, jointRef, dof, lo, hi, scale, enable, target, targetValue] {
-      const double value = lo + (hi - lo) * static_cast<double>(target->value()) / kSliderSteps;
-      targetValue->setText(formatNumber(value * scale));
-      m_simulation->setJointTarget(jointRef, dof, enable->isChecked() ? std::optional<double>(value) : std::nullopt);
-    };
-    connect(target, &QSlider::valueChanged, this, [send, enable](int) {
-      if (enable->isChecked()) send();
-    });
-    connect(target, &QSlider::valueChanged, targetValue, [lo, hi, scale, targetValue](int pos) {
-      targetValue->setText(formatNumber((lo + (hi - lo) * static_cast<double>(pos) / kSliderSteps) * scale));
-    });
-    connect(enable, &QCheckBox::toggled, this, [send](bool) { send(); });
-    // Until a target is set, the slider follows the simulated position, so
-    // that ticking the box holds the joint where it is.
-    registerRefresher(QStringLiteral("target_follow_%1").arg(dof), [this, jointRef, dof, lo, hi, enable, target] {
-      if (enable->isChecked() || target->isSliderDown()) return;
-      if (const std::optional<double> shown = m_simulation->shownJointPosition(jointRef, dof)) {
-        target->setValue(sliderPosition((std::clamp(*shown, lo, hi) - lo) / (hi - lo)));
-      }
-    });
-    auto* targetRow = new QWidget;
-    auto* targetLayout = new QHBoxLayout(targetRow);
-    targetLayout->setContentsMargins(0, 0, 0, 0);
-    targetLayout->addWidget(enable);
-    targetLayout->addWidget(target, 1);
-    targetLayout->addWidget(targetValue);
-    m_form->addRow(angle ? tr("Target %1 (deg)").arg(dof) : tr("Target %1 (m)").arg(dof), targetRow);
+  }
+  // Targets go to the engine actuators of this joint (design mode adds them).
+  bool any = false;
+  for (const ActuatorSpec& a : m_simulation->actuators()) {
+    if (a.joint != jointRef.name) continue;
+    any = true;
+    QWidget* slider = makeControlSlider(m_simulation, m_document->world(), a, this);
+    m_form->addRow(tr("%1 (%2)").arg(qs(a.name), QString::fromUtf8(toString(a.type))), slider);
+  }
+  if (!any && vectorJoint) {
+    auto* hint =
+        new QLabel(tr("No actuator drives this joint: add a position servo in design mode "
+                      "(Create ▸ Actuator) to drive it to a target."));
+    hint->setObjectName(QStringLiteral("no_actuator_hint"));
+    hint->setWordWrap(true);
+    m_form->addRow(hint);
   }
 }
 

@@ -77,6 +77,8 @@ class Inspector : public QWidget {
   void buildShape();
   void buildLoopClosure();
   void buildCoupler();
+  void buildActuator();
+  void buildSchedule();
   void buildFrame();
   void buildSimulationControls(const ObjectRef& jointRef);
 

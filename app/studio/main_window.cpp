@@ -1,5 +1,6 @@
 #include "main_window.hpp"
 
+#include "controls_panel.hpp"
 #include "document.hpp"
 #include "edit_operations.hpp"
 #include "import_dialog.hpp"
@@ -312,6 +313,15 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, historyDock);
   tabifyDockWidget(timelineDock, messagesDock);
   timelineDock->raise();
+
+  m_controls = new ControlsPanel(m_simulation, m_document->world(), this);
+  m_controls->setObjectName("controls");
+  auto* controlsDock = new QDockWidget(tr("Controls"), this);
+  controlsDock->setObjectName("controlsDock");
+  controlsDock->setWidget(m_controls);
+  addDockWidget(Qt::RightDockWidgetArea, controlsDock);
+  tabifyDockWidget(inspectorDock, controlsDock);
+  inspectorDock->raise();
 }
 
 void MainWindow::createActions() {
@@ -491,6 +501,15 @@ void MainWindow::createMenus() {
   coupler->setObjectName("actionCreateCoupler");
   connect(coupler, &QAction::triggered, this, &MainWindow::createCoupler);
   m_createActions.push_back(coupler);
+  QMenu* actuator = create->addMenu(tr("&Actuator on Selected Joint"));
+  for (const ActuatorType type : {ActuatorType::PositionServo, ActuatorType::VelocityServo, ActuatorType::Pid,
+                                  ActuatorType::Motor, ActuatorType::DcMotor, ActuatorType::Lock}) {
+    const QString name = QString::fromUtf8(toString(type));
+    QAction* a = actuator->addAction(name.left(1).toUpper() + name.mid(1).replace('_', ' '));
+    a->setObjectName("actionCreateActuator_" + name);
+    connect(a, &QAction::triggered, this, [this, type] { createActuator(type); });
+    m_createActions.push_back(a);
+  }
   QAction* frame = create->addAction(tr("&Frame on Selected"));
   frame->setObjectName("actionCreateFrame");
   connect(frame, &QAction::triggered, this, &MainWindow::createFrame);
@@ -902,6 +921,21 @@ void MainWindow::createCoupler() {
   ObjectRef created;
   if (editWithMessage(tr("Create coupler"),
                       [&](World& w) { created = ops::addCoupler(w, "", joints[0], joints[1], 1.0, 0.0); })) {
+    m_document->setSelection({created});
+  }
+}
+
+void MainWindow::createActuator(ActuatorType type) {
+  ObjectRef joint = m_document->current();
+  if (const auto link = findLink(m_document->world(), joint))
+    joint = refOf(link->getParentJoint());  // its parent joint
+  if (joint.kind != ObjectKind::Joint || !findJoint(m_document->world(), joint)) {
+    m_dialogs.error(this, tr("Create actuator"), tr("Select a joint (or its child link) to drive."));
+    return;
+  }
+  ObjectRef created;
+  if (editWithMessage(tr("Create %1 actuator").arg(QString::fromUtf8(toString(type))),
+                      [&](World& w) { created = ops::addActuator(w, joint, type); })) {
     m_document->setSelection({created});
   }
 }

@@ -33,6 +33,7 @@ class QTreeView;
 
 namespace articula::studio {
 
+class ControlsPanel;
 class Document;
 class ImportReportView;
 class Inspector;
@@ -171,6 +172,7 @@ class MainWindow : public QMainWindow {
   void createLink(JointType type);
   void createLoopClosure(LoopClosureFamily family);
   void createCoupler();
+  void createActuator(ActuatorType type);
   void createFrame();
   void deleteSelection();
   void duplicateSelection();
@@ -192,6 +194,7 @@ class MainWindow : public QMainWindow {
   QTreeView* m_tree = nullptr;
   SceneTreeModel* m_model = nullptr;
   Inspector* m_inspector = nullptr;
+  ControlsPanel* m_controls = nullptr;
   TimelineWidget* m_timeline = nullptr;
   QPlainTextEdit* m_messages = nullptr;
   QDialog* m_reportDialog = nullptr;

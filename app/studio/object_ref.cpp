@@ -22,6 +22,10 @@ const char* kindName(ObjectKind kind) {
       return "loop closure";
     case ObjectKind::Coupler:
       return "coupler";
+    case ObjectKind::Actuator:
+      return "actuator";
+    case ObjectKind::Schedule:
+      return "schedule";
     case ObjectKind::Frame:
       return "frame";
     case ObjectKind::Group:
@@ -55,6 +59,10 @@ ObjectRef refOf(const Shape& shape) {
 ObjectRef refOf(const LoopClosure& closure) {
   return {ObjectKind::LoopClosure, closure.name()};
 }
+ObjectRef refOf(const Actuator& actuator) {
+  return {ObjectKind::Actuator, actuator.name()};
+}
+
 ObjectRef refOf(const JointCoupler& coupler) {
   return {ObjectKind::Coupler, coupler.name()};
 }
@@ -112,6 +120,18 @@ std::optional<LoopClosure> findLoopClosure(const World& world, const ObjectRef& 
   return world.getLoopClosure(ref.name);
 }
 
+std::optional<Actuator> findActuator(const World& world, const ObjectRef& ref) {
+  if (ref.kind != ObjectKind::Actuator) return std::nullopt;
+  return world.getActuator(ref.name);
+}
+
+std::optional<ScheduleSpec> findSchedule(const World& world, const ObjectRef& ref) {
+  if (ref.kind != ObjectKind::Schedule) return std::nullopt;
+  for (const ScheduleSpec& s : world.getSchedules())
+    if (s.name == ref.name) return s;
+  return std::nullopt;
+}
+
 std::optional<JointCoupler> findCoupler(const World& world, const ObjectRef& ref) {
   if (ref.kind != ObjectKind::Coupler) return std::nullopt;
   return world.getJointCoupler(ref.name);
@@ -158,6 +178,10 @@ bool exists(const World& world, const ObjectRef& ref) {
       return findLoopClosure(world, ref).has_value();
     case ObjectKind::Coupler:
       return findCoupler(world, ref).has_value();
+    case ObjectKind::Actuator:
+      return findActuator(world, ref).has_value();
+    case ObjectKind::Schedule:
+      return findSchedule(world, ref).has_value();
     case ObjectKind::Frame:
       return findFrame(world, ref).has_value();
     case ObjectKind::None:

@@ -22,6 +22,8 @@ enum class ObjectKind {
   Shape,        ///< name: the shape's (unique in the world)
   LoopClosure,  ///< name: the closure's
   Coupler,      ///< name: the joint coupler's
+  Actuator,     ///< name: the actuator's
+  Schedule,     ///< name: the schedule's
   Frame,        ///< name: the user frame's
   Group,        ///< a heading of the scene tree ("Loop closures", ...): not an object
 };
@@ -49,6 +51,7 @@ ObjectRef refOf(const Joint& joint);
 ObjectRef refOf(const Shape& shape);
 ObjectRef refOf(const LoopClosure& closure);
 ObjectRef refOf(const JointCoupler& coupler);
+ObjectRef refOf(const Actuator& actuator);
 /// A frame: a link, rigid body, user frame or the world.
 ObjectRef refOfFrame(const Frame& frame);
 
@@ -61,6 +64,8 @@ std::optional<Joint> findJoint(const World& world, const ObjectRef& ref);
 std::optional<Shape> findShape(const World& world, const ObjectRef& ref);
 std::optional<LoopClosure> findLoopClosure(const World& world, const ObjectRef& ref);
 std::optional<JointCoupler> findCoupler(const World& world, const ObjectRef& ref);
+std::optional<Actuator> findActuator(const World& world, const ObjectRef& ref);
+std::optional<ScheduleSpec> findSchedule(const World& world, const ObjectRef& ref);
 /// The frame of a World, RigidBody, Link (a Joint gives its child link) or
 /// Frame reference.
 std::optional<articula::Frame> findFrame(const World& world, const ObjectRef& ref);

@@ -100,6 +100,15 @@ void SceneTreeModel::rebuild() {
   }
   const int couplers = addNode(-1, {ObjectKind::Group, "couplers"}, tr("Couplers"), QString());
   for (const JointCoupler& c : world.getJointCouplers()) addNode(couplers, refOf(c), qs(c.name()), tr("coupler"));
+  const int actuators = addNode(-1, {ObjectKind::Group, "actuators"}, tr("Actuators"), QString());
+  for (const Actuator& a : world.getActuators()) {
+    const ActuatorSpec spec = a.getSpec();
+    addNode(actuators, refOf(a), qs(a.name()), qs(std::string(toString(spec.type)) + " on " + spec.joint));
+  }
+  const int schedules = addNode(-1, {ObjectKind::Group, "schedules"}, tr("Schedules"), QString());
+  for (const ScheduleSpec& s : world.getSchedules()) {
+    addNode(schedules, {ObjectKind::Schedule, s.name}, qs(s.name), qs("drives " + s.actuator));
+  }
   endResetModel();
 }
 

@@ -46,10 +46,6 @@ constexpr double kRateWindow = 0.5;
 constexpr double kMaxLag = 0.1;
 /// Shortest wait between two restored frames while playing back.
 constexpr auto kMinPlaybackInterval = std::chrono::milliseconds(8);
-/// Joint servos: natural frequency and damping ratio per unit of the DoF's
-/// mass-matrix diagonal.
-constexpr double kServoFrequencyHz = 10.0;
-constexpr double kServoDampingRatio = 1.0;
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -90,20 +86,13 @@ struct Simulation::Worker {
     double stiffnessPerKg = 200.0;
   };
 
-  /// Efforts and servo targets of one joint's DoFs.
+  /// Efforts of one joint's DoFs (servos are engine actuators).
   struct JointControl {
     ObjectRef ref;
     Joint joint;
     VectorXd effort;
-    std::vector<std::optional<double>> targets;
     VectorXd tau;
-    bool idle() const {
-      return effort.isZero(0.0) &&
-             std::none_of(targets.begin(), targets.end(), [](const auto& t) { return t.has_value(); });
-    }
-    bool hasTargets() const {
-      return std::any_of(targets.begin(), targets.end(), [](const auto& t) { return t.has_value(); });
-    }
+    bool idle() const { return effort.isZero(0.0); }
   };
 
   Simulation* owner = nullptr;
@@ -151,8 +140,6 @@ struct Simulation::Worker {
   std::vector<LoopClosure> closures;
   // Controls.
   std::optional<DragSpring> drag;
-  /// applyControls: the mass matrices of the step's servoed multibodies.
-  std::vector<std::pair<Multibody, MatrixXd>> servoMassMatrices;
   std::vector<JointControl> joints;
   std::string reportedStopReason;
 
@@ -379,7 +366,7 @@ struct Simulation::Worker {
     return "the state became non-finite";
   }
 
-  /// Applies the drag spring, the joint efforts and the servos for the next step.
+  /// Applies the drag spring and the joint efforts for the next step.
   void applyControls() {
     if (drag) {
       const Vector3d p = drag->frame.getWorldTransform() * drag->localPoint;
@@ -395,28 +382,8 @@ struct Simulation::Worker {
         drag->body->addExternalForce(force, drag->localPoint, true, false);
       }
     }
-    constexpr double omega = 2.0 * std::numbers::pi * kServoFrequencyHz;
-    // One mass matrix per multibody with servoed joints, however many of
-    // its joints have targets.
-    servoMassMatrices.clear();
     for (JointControl& j : joints) {
       j.tau = j.effort;
-      if (j.hasTargets()) {
-        const Multibody mb = j.joint.getMultibody();
-        auto it = std::find_if(servoMassMatrices.begin(), servoMassMatrices.end(),
-                               [&mb](const auto& entry) { return entry.first == mb; });
-        if (it == servoMassMatrices.end()) it = servoMassMatrices.emplace(it, mb, mb.getMassMatrix());
-        const MatrixXd& M = it->second;
-        const int offset = j.joint.velocityOffset();
-        for (std::size_t d = 0; d < j.targets.size(); ++d) {
-          if (!j.targets[d]) continue;
-          const int dof = static_cast<int>(d);
-          const double m = M(offset + dof, offset + dof);
-          const double kp = m * omega * omega;
-          const double kd = m * 2.0 * kServoDampingRatio * omega;
-          j.tau[dof] += kp * (*j.targets[d] - j.joint.getPosition(dof)) - kd * j.joint.getVelocity(dof);
-        }
-      }
       j.joint.setForces(j.tau);
     }
   }
@@ -692,7 +659,6 @@ struct Simulation::Worker {
       c.joint = *joint;
       c.effort = VectorXd::Zero(joint->numDofs());
       c.tau = c.effort;
-      c.targets.assign(static_cast<std::size_t>(joint->numDofs()), std::nullopt);
       joints.push_back(std::move(c));
       it = joints.end() - 1;
     }
@@ -718,15 +684,10 @@ struct Simulation::Worker {
     pruneControls();
   }
 
-  void setJointTarget(const ObjectRef& ref, int dof, std::optional<double> target) {
-    if (target && !std::isfinite(*target)) throw InvalidArgument("joint target must be finite");
-    JointControl& c = control(ref, dof);
-    if (target && c.joint.numPositions() != c.joint.numDofs()) {
-      pruneControls();
-      throw InvalidArgument("joint '" + ref.name + "': targets need one position per DoF (not a ball or free joint)");
-    }
-    c.targets[static_cast<std::size_t>(dof)] = target;
-    pruneControls();
+  void setControl(const std::string& name, double value) {
+    const std::optional<Actuator> a = world->getActuator(name);
+    if (!a) throw InvalidArgument("no actuator '" + name + "' in the simulation");
+    world->setControl(*a, value);
   }
 
   void scrubTo(std::size_t index) {
@@ -802,6 +763,12 @@ void Simulation::start(const WorldSpec& design, const RecordingOptions& recordin
   stopWorker();
   worker->generation = ++m_generation;
   m_jointSegments = std::move(segments);
+  m_actuators.clear();
+  m_controls.clear();
+  for (const Actuator& a : world.getActuators()) {
+    m_actuators.push_back(a.getSpec());
+    m_controls[a.name()] = a.getControl();
+  }
   m_publisher->setDescription(std::move(description));
   m_publisher->publish(world);
   m_firstSnapshotVersion = m_publisher->publishedCount();
@@ -825,7 +792,8 @@ void Simulation::stopWorker() {
   ++m_generation;
   m_jointSegments.clear();
   m_sentEfforts.clear();
-  m_sentTargets.clear();
+  m_controls.clear();
+  m_actuators.clear();
 }
 
 void Simulation::stop() {
@@ -897,16 +865,31 @@ void Simulation::setJointEffort(const ObjectRef& joint, int dof, double effort) 
   }
 }
 
-void Simulation::setJointTarget(const ObjectRef& joint, int dof, std::optional<double> target) {
+void Simulation::setControl(const std::string& actuator, double value) {
   if (!m_worker) return;
-  m_worker->post([w = m_worker.get(), joint, dof, target] { w->setJointTarget(joint, dof, target); });
-  const JointSegment* segment = jointSegment(joint, dof);
-  if (segment == nullptr || (target && !std::isfinite(*target))) return;
-  const auto key = std::make_pair(joint.name, dof);
-  if (target && segment->numPositions == segment->numDofs) {
-    m_sentTargets[key] = *target;
-  } else {
-    m_sentTargets.erase(key);
+  m_worker->post([w = m_worker.get(), actuator, value] { w->setControl(actuator, value); });
+  const auto it =
+      std::find_if(m_actuators.begin(), m_actuators.end(), [&](const ActuatorSpec& a) { return a.name == actuator; });
+  if (it == m_actuators.end() || !std::isfinite(value)) return;
+  double lo = it->controlMin;
+  double hi = it->controlMax;
+  if (it->type == ActuatorType::DcMotor) {
+    lo = std::max(lo, -1.0);
+    hi = std::min(hi, 1.0);
+  } else if (it->type == ActuatorType::Lock) {
+    lo = std::max(lo, 0.0);
+    hi = std::min(hi, 1.0);
+  }
+  m_controls[actuator] = std::clamp(value, lo, std::max(lo, hi));
+}
+
+void Simulation::holdCurrentPose() {
+  if (!m_worker) return;
+  m_worker->post([w = m_worker.get()] { w->world->holdCurrentPose(); });
+  // The targets become the shown positions.
+  for (const ActuatorSpec& a : m_actuators) {
+    if (a.type != ActuatorType::PositionServo && a.type != ActuatorType::Pid) continue;
+    if (const auto q = shownJointPosition({ObjectKind::Joint, a.joint}, a.coordinate)) m_controls[a.name] = *q;
   }
 }
 
@@ -922,9 +905,9 @@ double Simulation::jointEffort(const ObjectRef& joint, int dof) const {
   return joint.kind == ObjectKind::Joint && it != m_sentEfforts.end() ? it->second : 0.0;
 }
 
-std::optional<double> Simulation::jointTarget(const ObjectRef& joint, int dof) const {
-  const auto it = m_sentTargets.find(std::make_pair(joint.name, dof));
-  if (joint.kind != ObjectKind::Joint || it == m_sentTargets.end()) return std::nullopt;
+std::optional<double> Simulation::control(const std::string& actuator) const {
+  const auto it = m_controls.find(actuator);
+  if (it == m_controls.end()) return std::nullopt;
   return it->second;
 }
 

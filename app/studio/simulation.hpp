@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace articula::studio {
 
@@ -107,18 +108,23 @@ class Simulation : public QObject {
   void clearDragSpring();
   /// Applied generalized force on a joint DoF (persists; 0 removes it).
   void setJointEffort(const ObjectRef& joint, int dof, double effort);
-  /// A PD servo driving a joint DoF to `target` (gains per unit of the
-  /// link's mass-matrix diagonal); nullopt removes it.
-  void setJointTarget(const ObjectRef& joint, int dof, std::optional<double> target);
+  /// The control of an engine actuator of the design (clamped to its
+  /// control range by the engine); changes are part of the recorded frames.
+  void setControl(const std::string& actuator, double value);
+  /// Every position servo and PID targets its joint's current position.
+  void holdCurrentPose();
 
   // ---- drives sent (GUI thread) -------------------------------------------------
   /// The effort last sent for a joint DoF by setJointEffort() since start()
   /// (0 when none). Values the simulation refuses (a joint or DoF it does
   /// not have, a non-finite effort) are not kept.
   double jointEffort(const ObjectRef& joint, int dof) const;
-  /// The servo target last sent for a joint DoF by setJointTarget() since
-  /// start() (nullopt when none or removed); refused values are not kept.
-  std::optional<double> jointTarget(const ObjectRef& joint, int dof) const;
+  /// The control last sent to an actuator by setControl() since start()
+  /// (clamped to its range), else the control the simulation started with;
+  /// nullopt for an unknown actuator.
+  std::optional<double> control(const std::string& actuator) const;
+  /// The actuators of the running simulation (their specs, control order).
+  const std::vector<ActuatorSpec>& actuators() const { return m_actuators; }
   /// Position coordinate `dof` of a joint in the snapshot last acquired
   /// from publisher() (by the viewport); nullopt when no snapshot of this
   /// simulation has been acquired or the joint has no such coordinate.
@@ -174,7 +180,9 @@ class Simulation : public QObject {
   std::map<std::string, JointSegment> m_jointSegments;
   /// Efforts and targets sent, by (joint name, DoF).
   std::map<std::pair<std::string, int>, double> m_sentEfforts;
-  std::map<std::pair<std::string, int>, double> m_sentTargets;
+  /// Controls sent or taken at start, by actuator name.
+  std::map<std::string, double> m_controls;
+  std::vector<ActuatorSpec> m_actuators;
   /// Version of the first snapshot of the running simulation.
   std::uint64_t m_firstSnapshotVersion = 0;
 };

@@ -502,15 +502,12 @@ class TestInspector : public QObject {
     QVERIFY(!field<QLineEdit>("field_name")->isEnabled());
     QVERIFY(!field<QDoubleSpinBox>("field_q0")->isEnabled());
     auto* effort = inspector().findChild<QSlider*>(QStringLiteral("effort_0"));
-    auto* target = inspector().findChild<QSlider*>(QStringLiteral("target_0"));
     QVERIFY(effort != nullptr);
-    QVERIFY(target != nullptr);
-    auto* enable = inspector().findChild<QCheckBox*>(QStringLiteral("target_enable_0"));
-    QVERIFY(enable != nullptr);
+    // The crank has no actuator: the drive section says how to add one.
+    QVERIFY(inspector().findChild<QLabel*>(QStringLiteral("no_actuator_hint")) != nullptr);
     // No simulation has been sent a drive: the sliders show none.
     QCOMPARE(effort->value(), (effort->minimum() + effort->maximum()) / 2);
     QCOMPARE(field<QLabel>("effort_value_0")->text(), QStringLiteral("0"));
-    QVERIFY(!enable->isChecked());
     document().setLocked(false);
     inspector().reload();
     QVERIFY(field<QDoubleSpinBox>("field_mass")->isEnabled());
@@ -579,7 +576,6 @@ class TestInspector : public QObject {
     effort = field<QSlider>("effort_0");
     QVERIFY(effort != nullptr);
     QCOMPARE(effort->value(), (effort->minimum() + effort->maximum()) / 2);
-    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
   }
 
   // The effort slider applies its value (N·m for a revolute joint) as the
@@ -616,25 +612,28 @@ class TestInspector : public QObject {
     QCOMPARE(after.snapshot(after.size() - 1).state.forces[crank], 0.0);
   }
 
-  // The target slider (degrees for a revolute joint) with its box checked
-  // servoes the joint to that angle.
-  void targetSliderServoesTheJoint() {
+  // A position servo on the crank (design mode, one undoable edit).
+  void addCrankServo() {
+    QVERIFY(m_document->edit(QStringLiteral("servo"), [](World& w) {
+      ops::addActuator(w, {ObjectKind::Joint, "four_bar/crank_joint"}, ActuatorType::PositionServo);
+    }));
+  }
+
+  // The joint's drive section holds a slider for each engine actuator of the
+  // joint: moving it sends the control and the servo takes the joint there.
+  void actuatorSliderDrivesTheJoint() {
+    addCrankServo();
     startSimulation();
     select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
-    auto* target = field<QSlider>("target_0");
-    auto* enable = field<QCheckBox>("target_enable_0");
-    QVERIFY(target != nullptr && enable != nullptr);
-    // No limits: the slider spans ±180°; 400 of 1000 is −36°.
-    target->setValue(400);
+    QVERIFY(inspector().findChild<QLabel*>(QStringLiteral("no_actuator_hint")) == nullptr);
+    auto* slider = field<QSlider>("control_crank_joint_position");
+    QVERIFY(slider != nullptr);
+    // No limits on the crank: the slider spans ±π rad; 400 of 1000 is −0.2π.
+    slider->setValue(400);
     const double radians = -kPi + 2.0 * kPi * 400.0 / 1000.0;
-    QVERIFY(std::abs(field<QLabel>("target_value_0")->text().toDouble() - (-36.0)) < 1e-9);
-    // Unchecked, nothing is sent.
-    QVERIFY(!m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0).has_value());
-    enable->setChecked(true);
-    const std::optional<double> sent = m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0);
+    const std::optional<double> sent = m_simulation->control("crank_joint_position");
     QVERIFY(sent.has_value());
     QVERIFY(std::abs(*sent - radians) < 1e-12);
-
     const Eigen::Index crank = crankDof().position;
     const double q0 = jointNamed(document().world(), "four_bar/crank_joint").getPosition(0);
     QVERIFY(std::abs(q0 - radians) > 0.3);
@@ -643,79 +642,86 @@ class TestInspector : public QObject {
     const Recording recording = m_simulation->recordingCopy();
     const RuntimeSnapshot last = recording.snapshot(recording.size() - 1);
     const double q = last.state.positions[crank];
+    // Gravity-compensated: the crank settles on its target (the loop's
+    // other links are not driven, so only closely).
     QVERIFY2(std::abs(q - radians) < 0.02,
              qPrintable(QStringLiteral("q = %1 rad, target %2 rad").arg(q, 0, 'g', 12).arg(radians, 0, 'g', 12)));
     QVERIFY(std::abs(last.state.velocities[crankDof().velocity]) < 0.05);
-    // Halfway it was on its way.
     const double qHalf = recording.snapshot(150).state.positions[crank];
     QVERIFY(std::abs(qHalf - radians) < std::abs(q0 - radians));
+    // The design is untouched by driving.
+    QCOMPARE(document().undoStack()->count(), 1);
+  }
 
-    // Unchecking removes the servo.
-    enable->setChecked(false);
-    QVERIFY(!m_simulation->jointTarget(ref(ObjectKind::Joint, "four_bar/crank_joint"), 0).has_value());
+  // Without an actuator the drive section says how to get one.
+  void jointWithoutActuatorShowsAHint() {
+    startSimulation();
+    select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
+    QVERIFY(inspector().findChild<QLabel*>(QStringLiteral("no_actuator_hint")) != nullptr);
+    QVERIFY(inspector().findChild<QSlider*>(QStringLiteral("effort_0")) != nullptr);
   }
 
   // A form built again shows the drives last sent, which the simulation
   // still applies.
   void rebuiltFormShowsTheDrivesSent() {
+    addCrankServo();
     startSimulation();
     select(ref(ObjectKind::Link, "four_bar/crank"));
     field<QSlider>("effort_0")->setValue(250);
-    field<QSlider>("target_0")->setValue(400);
-    field<QCheckBox>("target_enable_0")->setChecked(true);
-
+    field<QSlider>("control_crank_joint_position")->setValue(400);
     const auto checkDrives = [this] {
       auto* effort = field<QSlider>("effort_0");
-      auto* target = field<QSlider>("target_0");
-      auto* enable = field<QCheckBox>("target_enable_0");
-      QVERIFY(effort != nullptr && target != nullptr && enable != nullptr);
+      auto* control = field<QSlider>("control_crank_joint_position");
+      QVERIFY(effort != nullptr && control != nullptr);
       QCOMPARE(effort->value(), 250);
       QCOMPARE(field<QLabel>("effort_value_0")->text(), QStringLiteral("-5"));
-      QVERIFY(enable->isChecked());
-      QCOMPARE(target->value(), 400);
-      QVERIFY(std::abs(field<QLabel>("target_value_0")->text().toDouble() - (-36.0)) < 1e-9);
+      QCOMPARE(control->value(), 400);
     };
     select(ref(ObjectKind::RigidBody, "crate"));
     QVERIFY(inspector().findChild<QSlider*>(QStringLiteral("effort_0")) == nullptr);
     select(ref(ObjectKind::Link, "four_bar/crank"));
     checkDrives();
     if (QTest::currentTestFailed()) return;
-    // The joint's form drives the same joint.
     select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
     checkDrives();
     if (QTest::currentTestFailed()) return;
-    // Building the form sent nothing new.
     const ObjectRef crank = ref(ObjectKind::Joint, "four_bar/crank_joint");
     QCOMPARE(m_simulation->jointEffort(crank, 0), -5.0);
-    QVERIFY(std::abs(m_simulation->jointTarget(crank, 0).value_or(0.0) - (-kPi + 2.0 * kPi * 0.4)) < 1e-12);
-
-    // Another joint has none.
+    QVERIFY(std::abs(m_simulation->control("crank_joint_position").value_or(0.0) - (-kPi + 2.0 * kPi * 0.4)) < 1e-12);
+    // Another joint has no actuator.
     select(ref(ObjectKind::Link, "four_bar/rocker"));
     QCOMPARE(field<QSlider>("effort_0")->value(), 500);
-    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
+    QVERIFY(inspector().findChild<QSlider*>(QStringLiteral("control_crank_joint_position")) == nullptr);
   }
 
-  // Without a target sent, the target slider starts from the simulated
-  // position of the joint in the snapshot the viewport took, not from the
-  // design's. The crate comes first in the simulation world's q (rigid
-  // bodies precede multibodies in the scene text) but after the four-bar in
-  // the design's.
-  void targetStartsFromTheSimulatedPosition() {
-    startSimulation();
-    m_simulation->step(300);
-    m_simulation->waitIdle();
-    m_simulation->publisher().acquire();
-    const double simulated =
-        m_simulation->publisher().latest().positions[static_cast<std::size_t>(crankDof().position)];
-    const double design = jointNamed(document().world(), "four_bar/crank_joint").getPosition(0);
-    QVERIFY(std::abs(simulated - design) > 1e-3);
-    select(ref(ObjectKind::Joint, "four_bar/crank_joint"));
-    QVERIFY(!field<QCheckBox>("target_enable_0")->isChecked());
-    const double shown = field<QLabel>("target_value_0")->text().toDouble();
-    QVERIFY2(std::abs(shown - simulated * 180.0 / kPi) < 1e-9,
-             qPrintable(QStringLiteral("%1 deg, simulated %2 rad").arg(shown).arg(simulated)));
-    QCOMPARE(field<QSlider>("target_0")->value(),
-             static_cast<int>(std::lround((simulated + kPi) / (2.0 * kPi) * 1000.0)));
+  // Actuator gains and type are edited in design mode, each edit undoable.
+  void actuatorEditsAreUndoable() {
+    addCrankServo();
+    m_document->undoStack()->clear();
+    const ObjectRef servo = ref(ObjectKind::Actuator, "crank_joint_position");
+    select(servo);
+    QCOMPARE(inspector().shownObject(), servo);
+    const auto spec = [this] { return document().world().getActuator("crank_joint_position")->getSpec(); };
+    QVERIFY(!spec().kp.has_value());
+    typeInto(field<QLineEdit>("field_kp"), QStringLiteral("250"));
+    QCOMPARE(spec().kp, std::optional<double>(250.0));
+    typeInto(field<QLineEdit>("field_force_max"), QStringLiteral("12"));
+    QCOMPARE(spec().forceMax, 12.0);
+    typeInto(field<QLineEdit>("field_kp"), QStringLiteral("-1"));  // refused
+    QCOMPARE(spec().kp, std::optional<double>(250.0));
+    auto* type = field<QComboBox>("field_type");
+    QVERIFY(type != nullptr);
+    type->setCurrentIndex(type->findText(QStringLiteral("pid")));
+    QVERIFY(spec().type == ActuatorType::Pid);
+    QCOMPARE(document().undoStack()->count(), 3);
+    document().undoStack()->undo();
+    QVERIFY(spec().type == ActuatorType::PositionServo);
+    document().undoStack()->undo();
+    QVERIFY(std::isinf(spec().forceMax));
+    document().undoStack()->undo();
+    QVERIFY(!spec().kp.has_value());
+    document().undoStack()->redo();
+    QCOMPARE(spec().kp, std::optional<double>(250.0));
   }
 };
 

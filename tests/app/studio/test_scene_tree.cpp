@@ -54,8 +54,13 @@ std::map<ObjectRef, ObjectRef> expectedItems(const World& w) {
   for (const Frame& f : w.getFrames()) items[refOfFrame(f)] = refOfFrame(f.getParentFrame());
   for (const LoopClosure& c : w.getLoopClosures()) items[refOf(c)] = {ObjectKind::Group, "loop closures"};
   for (const JointCoupler& c : w.getJointCouplers()) items[refOf(c)] = {ObjectKind::Group, "couplers"};
+  for (const Actuator& a : w.getActuators()) items[refOf(a)] = {ObjectKind::Group, "actuators"};
+  for (const ScheduleSpec& s : w.getSchedules())
+    items[{ObjectKind::Schedule, s.name}] = {ObjectKind::Group, "schedules"};
   items[{ObjectKind::Group, "loop closures"}] = {};
   items[{ObjectKind::Group, "couplers"}] = {};
+  items[{ObjectKind::Group, "actuators"}] = {};
+  items[{ObjectKind::Group, "schedules"}] = {};
   return items;
 }
 
@@ -116,8 +121,8 @@ class SceneTreeTest : public QObject {
 
   void showsTheFourBar() {
     QCOMPARE(compareTree(*model_, doc_->world()), QString());
-    // Top level: the world, the multibody and the two headings.
-    QCOMPARE(model_->rowCount(), 4);
+    // Top level: the world, the multibody and the four headings.
+    QCOMPARE(model_->rowCount(), 6);
     const QModelIndex mb = model_->indexOf({ObjectKind::Multibody, "four_bar"});
     QVERIFY(mb.isValid());
     QCOMPARE(model_->data(mb).toString(), QString("four_bar"));

@@ -98,7 +98,7 @@ std::string boxScene(double mass) {
 
 /// One link on a revolute joint about y ("pendulum/hinge"), its centre of
 /// mass at `com` along the link's x axis.
-std::string pendulumScene(double mass, double com, double inertiaYY, const Vector3d& gravity) {
+std::string pendulumScene(double mass, double com, double inertiaYY, const Vector3d& gravity, bool servo = false) {
   World w;
   w.setGravity(gravity);
   Multibody mb = w.addMultibody("pendulum");
@@ -110,6 +110,13 @@ std::string pendulumScene(double mass, double com, double inertiaYY, const Vecto
   JointSpec hinge = JointSpec::revolute(Vector3d::UnitY());
   hinge.name = "hinge";
   mb.addLink(link, hinge);
+  if (servo) {
+    ActuatorSpec s;
+    s.name = "servo";
+    s.joint = "pendulum/hinge";
+    s.type = ActuatorType::PositionServo;  // default gains: critically damped at 10 Hz
+    w.addActuator(s);
+  }
   return io::sceneToString(w);
 }
 
@@ -445,36 +452,48 @@ class TestSimulation : public QObject {
     QVERIFY(shown(sim).velocities == coasting);
   }
 
-  void jointTargetServoHoldsThePendulum() {
+  // An engine position servo driven from the GUI thread.
+  void positionServoActuatorHoldsThePendulum() {
     const double mass = 1.0;
     const double com = 0.5;
     const double iyy = 1e-3;
     const double g = 9.81;
     Simulation sim;
-    sim.start(pendulumScene(mass, com, iyy, Vector3d(0, 0, -g)), {});
+    sim.start(pendulumScene(mass, com, iyy, Vector3d(0, 0, -g), true), {});
+    QCOMPARE(sim.actuators().size(), std::size_t{1});
     const double target = 0.5;
-    sim.setJointTarget({ObjectKind::Joint, "pendulum/hinge"}, 0, target);
+    sim.setControl("servo", target);
     sim.step(2000);
     sim.waitIdle();
     // Equilibrium of kp·(target − q) against gravity. About +y the centre
     // of mass sits at (com·cos q, 0, −com·sin q), so gravity's generalized
-    // force is m·g·com·cos q and q = target + m·g·com·cos q / kp, with
-    // kp = M·(2π·10 Hz)², M = I_yy + m·com².
+    // force is m·g·com·cos q and q = target + m·g·com·cos q / kp, with the
+    // default kp = M·(2π·10 Hz)², M = I_yy + m·com².
     const double M = iyy + mass * com * com;
     const double omega = 2.0 * std::numbers::pi * 10.0;
     const double kp = M * omega * omega;
-    double q = target;
-    for (int i = 0; i < 50; ++i) q = target + mass * g * com * std::cos(q) / kp;
+    const auto equilibrium = [&](double u) {
+      double q = u;
+      for (int i = 0; i < 50; ++i) q = u + mass * g * com * std::cos(q) / kp;
+      return q;
+    };
+    const double q = equilibrium(target);
     const viewer::RenderSnapshot& s = shown(sim);
     QVERIFY2(std::abs(s.positions[0] - q) < 1e-6,
              qPrintable(QStringLiteral("q = %1, expected %2").arg(s.positions[0], 0, 'g', 12).arg(q, 0, 'g', 12)));
     QVERIFY(std::abs(s.velocities[0]) < 1e-6);
 
-    // Removing the target lets it fall (gravity pushes q up).
-    sim.setJointTarget({ObjectKind::Joint, "pendulum/hinge"}, 0, std::nullopt);
-    sim.step(200);
+    // A new target: the joint follows to its equilibrium.
+    sim.setControl("servo", -0.3);
+    sim.step(2000);
     sim.waitIdle();
-    QVERIFY(shown(sim).positions[0] > q + 0.05);
+    QVERIFY(std::abs(shown(sim).positions[0] - equilibrium(-0.3)) < 1e-6);
+
+    // The controls are recorded: scrubbing back restores the old target, and
+    // resuming from there reproduces the recorded continuation.
+    const Recording before = sim.recordingCopy();
+    QCOMPARE(before.snapshot(1000).actuators.front().control, target);
+    QCOMPARE(before.snapshot(3000).actuators.front().control, -0.3);
   }
 
   void jointEffortAcceleratesByTauOverM() {
@@ -519,21 +538,22 @@ class TestSimulation : public QObject {
     QCOMPARE(messages.count(), 2);
   }
 
-  // The GUI thread keeps the drives it sent, so that controls built later
-  // show them; start() and stop() forget them.
+  // The GUI thread keeps the efforts and controls it sent, so that controls
+  // built later show them; start() and stop() forget them.
   void drivesSentAreKept() {
     const ObjectRef hinge{ObjectKind::Joint, "pendulum/hinge"};
-    const std::string scene = pendulumScene(1.0, 0.5, 1e-3, Vector3d::Zero());
+    const std::string scene = pendulumScene(1.0, 0.5, 1e-3, Vector3d::Zero(), true);
     Simulation sim;
     sim.setJointEffort(hinge, 0, 1.0);  // nothing runs: nothing is sent
     QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
+    QVERIFY(!sim.control("servo").has_value());
     sim.start(scene, {});
     QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
-    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+    QCOMPARE(sim.control("servo"), std::optional<double>(0.0));  // holds the initial position
     sim.setJointEffort(hinge, 0, -0.25);
-    sim.setJointTarget(hinge, 0, 0.4);
+    sim.setControl("servo", 0.4);
     QCOMPARE(sim.jointEffort(hinge, 0), -0.25);
-    QCOMPARE(sim.jointTarget(hinge, 0), std::optional<double>(0.4));
+    QCOMPARE(sim.control("servo"), std::optional<double>(0.4));
     // The link's reference names no joint.
     QCOMPARE(sim.jointEffort({ObjectKind::Link, "pendulum/hinge"}, 0), 0.0);
 
@@ -542,40 +562,41 @@ class TestSimulation : public QObject {
     sim.setJointEffort(hinge, 1, 2.0);
     sim.setJointEffort({ObjectKind::Joint, "pendulum/nothing"}, 0, 2.0);
     sim.setJointEffort(hinge, 0, std::numeric_limits<double>::quiet_NaN());
-    sim.setJointTarget(hinge, 0, std::numeric_limits<double>::infinity());
+    sim.setControl("servo", std::numeric_limits<double>::infinity());
+    sim.setControl("nothing", 1.0);
     sim.waitIdle();
-    QCOMPARE(messages.count(), 4);
+    QCOMPARE(messages.count(), 5);
     QCOMPARE(sim.jointEffort(hinge, 0), -0.25);
     QCOMPARE(sim.jointEffort(hinge, 1), 0.0);
     QCOMPARE(sim.jointEffort({ObjectKind::Joint, "pendulum/nothing"}, 0), 0.0);
-    QCOMPARE(sim.jointTarget(hinge, 0), std::optional<double>(0.4));
+    QCOMPARE(sim.control("servo"), std::optional<double>(0.4));
+    QVERIFY(!sim.control("nothing").has_value());
 
-    // The worker applies what is kept.
+    // The worker applies what is kept: the effort as a joint force, the
+    // control in the actuator (its force on top, not in the joint's τ).
     sim.step(1);
     sim.waitIdle();
     const Recording recording = sim.recordingCopy();
     const RuntimeSnapshot frame = recording.snapshot(recording.size() - 1);
-    const double kp = (1e-3 + 0.25) * std::pow(2.0 * std::numbers::pi * 10.0, 2);
-    QVERIFY(std::abs(frame.state.forces[0] - (-0.25 + kp * 0.4)) < 1e-9 * kp);
+    QCOMPARE(frame.state.forces[0], -0.25);
+    QCOMPARE(frame.actuators.front().control, 0.4);
 
-    // Zero and nullopt remove them.
+    // Zero removes the effort.
     sim.setJointEffort(hinge, 0, 0.0);
-    sim.setJointTarget(hinge, 0, std::nullopt);
     QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
-    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
 
     // Stopping, and starting again, forget them.
     sim.setJointEffort(hinge, 0, 0.5);
-    sim.setJointTarget(hinge, 0, 0.1);
+    sim.setControl("servo", 0.1);
     sim.stop();
     QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
-    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+    QVERIFY(!sim.control("servo").has_value());
     sim.start(scene, {});
     sim.setJointEffort(hinge, 0, 0.5);
-    sim.setJointTarget(hinge, 0, 0.1);
+    sim.setControl("servo", 0.1);
     sim.start(scene, {});
     QCOMPARE(sim.jointEffort(hinge, 0), 0.0);
-    QVERIFY(!sim.jointTarget(hinge, 0).has_value());
+    QCOMPARE(sim.control("servo"), std::optional<double>(0.0));
   }
 
   // The simulated position of a joint, read from the snapshot the GUI
