@@ -109,6 +109,12 @@ QWidget* makeControlSlider(Simulation* simulation, const World& design, const Ac
   });
   layout->addWidget(slider, 1);
   layout->addWidget(value);
+  if (const std::string schedule = simulation->scheduleOf(a.name); !schedule.empty()) {
+    // The schedule sets the control before every step: a slider would be overridden.
+    slider->setEnabled(false);
+    row->setToolTip(QObject::tr("Driven by the schedule '%1'").arg(QString::fromStdString(schedule)));
+    value->setText(QObject::tr("schedule"));
+  }
   return row;
 }
 
@@ -137,12 +143,13 @@ void StepResponsePlot::add(double time, double target, double actual) {
 void StepResponsePlot::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), QColor(30, 32, 36));
-  const QRectF area = QRectF(rect()).adjusted(40, 8, -8, -20);
+  const QRectF area = QRectF(rect()).adjusted(58, 8, -8, -20);
   p.setPen(QColor(90, 90, 90));
   p.drawRect(area);
   if (m_samples.size() < 2) {
     p.setPen(QColor(170, 170, 170));
-    p.drawText(area, Qt::AlignCenter, tr("Step or sine: target (orange) and actual position (blue)"));
+    p.drawText(area.adjusted(6, 0, -6, 0), Qt::AlignCenter | Qt::TextWordWrap,
+               tr("Step or Sine: the target (orange) and the joint's position (blue) over time"));
     return;
   }
   double t0 = std::get<0>(m_samples.front());
@@ -185,8 +192,8 @@ void StepResponsePlot::paintEvent(QPaintEvent*) {
     p.drawPath(path);
   }
   p.setPen(QColor(170, 170, 170));
-  p.drawText(QRectF(0, area.top() - 4, 38, 16), Qt::AlignRight, number(y1));
-  p.drawText(QRectF(0, area.bottom() - 12, 38, 16), Qt::AlignRight, number(y0));
+  p.drawText(QRectF(0, area.top() - 4, 54, 16), Qt::AlignRight, number(y1));
+  p.drawText(QRectF(0, area.bottom() - 12, 54, 16), Qt::AlignRight, number(y0));
   p.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignLeft,
              QStringLiteral("t = %1 s").arg(t0, 0, 'f', 2));
   p.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignRight,
@@ -195,8 +202,8 @@ void StepResponsePlot::paintEvent(QPaintEvent*) {
 
 // ---- panel ----
 
-ControlsPanel::ControlsPanel(Simulation* simulation, const World& design, QWidget* parent)
-    : QWidget(parent), m_simulation(simulation), m_design(design) {
+ControlsPanel::ControlsPanel(Simulation* simulation, std::function<const World&()> design, QWidget* parent)
+    : QWidget(parent), m_simulation(simulation), m_design(std::move(design)) {
   auto* layout = new QVBoxLayout(this);
   m_empty = new QLabel(tr("Run the simulation to drive its actuators. Actuators are added in design mode "
                           "(Create ▸ Actuator, or from a URDF's transmissions)."),
@@ -313,8 +320,8 @@ void ControlsPanel::rebuild() {
                                         QString::fromStdString(a.joint)),
                                m_sliderBox);
       m_sliders->addWidget(label);
-      m_sliders->addWidget(makeControlSlider(m_simulation, m_design, a, m_sliderBox));
-      m_actuator->addItem(QString::fromStdString(a.name));
+      m_sliders->addWidget(makeControlSlider(m_simulation, m_design(), a, m_sliderBox));
+      if (m_simulation->scheduleOf(a.name).empty()) m_actuator->addItem(QString::fromStdString(a.name));
     }
     m_sliders->addStretch(1);
   }

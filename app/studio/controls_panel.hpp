@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,8 +62,9 @@ class StepResponsePlot : public QWidget {
 class ControlsPanel : public QWidget {
   Q_OBJECT
  public:
-  /// `design` is the document's world (joint limits for the slider ranges).
-  ControlsPanel(Simulation* simulation, const World& design, QWidget* parent = nullptr);
+  /// `design` gives the document's current world (joint limits for the
+  /// slider ranges); the document replaces its world on open and import.
+  ControlsPanel(Simulation* simulation, std::function<const World&()> design, QWidget* parent = nullptr);
 
   StepResponsePlot* plot() const { return m_plot; }
 
@@ -73,7 +75,7 @@ class ControlsPanel : public QWidget {
   const ActuatorSpec* chosen() const;
 
   Simulation* m_simulation;
-  const World& m_design;
+  std::function<const World&()> m_design;
   std::vector<std::string> m_built;  ///< actuator names the sliders were built for
   bool m_active = false;
   QVBoxLayout* m_sliders = nullptr;

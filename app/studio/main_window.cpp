@@ -314,7 +314,8 @@ void MainWindow::createDocks() {
   tabifyDockWidget(timelineDock, messagesDock);
   timelineDock->raise();
 
-  m_controls = new ControlsPanel(m_simulation, m_document->world(), this);
+  m_controls = new ControlsPanel(
+      m_simulation, [this]() -> const World& { return m_document->world(); }, this);
   m_controls->setObjectName("controls");
   auto* controlsDock = new QDockWidget(tr("Controls"), this);
   controlsDock->setObjectName("controlsDock");

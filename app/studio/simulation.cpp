@@ -769,6 +769,8 @@ void Simulation::start(const WorldSpec& design, const RecordingOptions& recordin
     m_actuators.push_back(a.getSpec());
     m_controls[a.name()] = a.getControl();
   }
+  m_schedules.clear();
+  for (const ScheduleSpec& s : world.getSchedules()) m_schedules[s.actuator] = s.name;
   m_publisher->setDescription(std::move(description));
   m_publisher->publish(world);
   m_firstSnapshotVersion = m_publisher->publishedCount();
@@ -794,6 +796,7 @@ void Simulation::stopWorker() {
   m_sentEfforts.clear();
   m_controls.clear();
   m_actuators.clear();
+  m_schedules.clear();
 }
 
 void Simulation::stop() {
@@ -903,6 +906,11 @@ const Simulation::JointSegment* Simulation::jointSegment(const ObjectRef& joint,
 double Simulation::jointEffort(const ObjectRef& joint, int dof) const {
   const auto it = m_sentEfforts.find(std::make_pair(joint.name, dof));
   return joint.kind == ObjectKind::Joint && it != m_sentEfforts.end() ? it->second : 0.0;
+}
+
+std::string Simulation::scheduleOf(const std::string& actuator) const {
+  const auto it = m_schedules.find(actuator);
+  return it == m_schedules.end() ? std::string() : it->second;
 }
 
 std::optional<double> Simulation::control(const std::string& actuator) const {

@@ -125,6 +125,9 @@ class Simulation : public QObject {
   std::optional<double> control(const std::string& actuator) const;
   /// The actuators of the running simulation (their specs, control order).
   const std::vector<ActuatorSpec>& actuators() const { return m_actuators; }
+  /// The schedule that sets an actuator's control before every step (it
+  /// overrides controls sent), or empty.
+  std::string scheduleOf(const std::string& actuator) const;
   /// Position coordinate `dof` of a joint in the snapshot last acquired
   /// from publisher() (by the viewport); nullopt when no snapshot of this
   /// simulation has been acquired or the joint has no such coordinate.
@@ -183,6 +186,7 @@ class Simulation : public QObject {
   /// Controls sent or taken at start, by actuator name.
   std::map<std::string, double> m_controls;
   std::vector<ActuatorSpec> m_actuators;
+  std::map<std::string, std::string> m_schedules;  ///< actuator → the (last) schedule driving it
   /// Version of the first snapshot of the running simulation.
   std::uint64_t m_firstSnapshotVersion = 0;
 };

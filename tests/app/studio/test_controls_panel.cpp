@@ -54,7 +54,7 @@ class TestControlsPanel : public QObject {
     World design;
     buildDesign(design);
     Simulation sim;
-    ControlsPanel panel(&sim, design);
+    ControlsPanel panel(&sim, [&design]() -> const World& { return design; });
     panel.resize(400, 700);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
