@@ -12,6 +12,7 @@
 #include <QPainterPath>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -299,7 +300,23 @@ void ControlsPanel::onStatus(const SimulationStatus& status) {
   if (status.active) {
     for (const ActuatorSpec& a : m_simulation->actuators()) names.push_back(a.name);
   }
-  if (status.active != m_active || names != m_built) rebuild();
+  if (status.active != m_active || names != m_built) {
+    rebuild();
+    return;
+  }
+  if (!status.shownFrame) return;
+  // A recorded frame is shown: the sliders show its controls (without sending them).
+  for (const ActuatorSpec& a : m_simulation->actuators()) {
+    auto* slider = m_sliderBox->findChild<QSlider*>(QString::fromStdString("control_" + a.name));
+    auto* value = m_sliderBox->findChild<QLabel*>(QString::fromStdString("control_value_" + a.name));
+    const std::optional<double> u = m_simulation->control(a.name);
+    if (slider == nullptr || value == nullptr || !u || slider->isSliderDown() || !slider->isEnabled()) continue;
+    const auto [lo, hi] = controlSliderRange(m_design(), a);
+    const QSignalBlocker block(slider);
+    slider->setValue(
+        static_cast<int>(std::lround((std::clamp(*u, lo, hi) - lo) / (hi - lo) * static_cast<double>(kSteps))));
+    value->setText(number(*u));
+  }
 }
 
 void ControlsPanel::rebuild() {

@@ -260,6 +260,8 @@ struct Simulation::Worker {
       if (c.isEnabled()) residual = std::max(residual, c.computeResidualNorm());
     }
     s.maxClosureResidual = residual;
+    const VectorXd u = world->getControls();
+    s.controls.assign(u.data(), u.data() + u.size());
     return s;
   }
 
@@ -993,6 +995,11 @@ void Simulation::waitIdle() const {
 
 void Simulation::onStatus(const SimulationStatus& status) {
   m_status = status;
+  // A recorded frame shown (scrubbing, playing back) brings its controls;
+  // live, the GUI's own last sends are newer than any report.
+  if (status.shownFrame && status.controls.size() == m_actuators.size()) {
+    for (std::size_t i = 0; i < m_actuators.size(); ++i) m_controls[m_actuators[i].name] = status.controls[i];
+  }
   emit statusChanged(m_status);
 }
 

@@ -47,6 +47,9 @@ struct SimulationStatus {
   std::size_t recordingBytes = 0;
   std::size_t droppedFrames = 0;
   double maxClosureResidual = 0.0;
+  /// The controls of the shown state (actuator order): after scrubbing, the
+  /// ones recorded in that frame, which a resumed run continues with.
+  std::vector<double> controls;
 };
 
 class Simulation : public QObject {

@@ -494,6 +494,16 @@ class TestSimulation : public QObject {
     const Recording before = sim.recordingCopy();
     QCOMPARE(before.snapshot(1000).actuators.front().control, target);
     QCOMPARE(before.snapshot(3000).actuators.front().control, -0.3);
+    sim.scrubTo(1000);
+    sim.waitIdle();
+    QTRY_COMPARE(sim.control("servo"), std::optional<double>(target));  // the GUI learns the frame's control
+    sim.step(100);  // a new branch from frame 1000, with the control recorded there
+    sim.waitIdle();
+    const Recording branch = sim.recordingCopy();
+    QCOMPARE(branch.snapshot(branch.size() - 1).actuators.front().control, target);
+    for (std::size_t k = 1001; k < branch.size(); ++k) {
+      QCOMPARE(branch.snapshot(k).state.positions, before.snapshot(k).state.positions);
+    }
   }
 
   void jointEffortAcceleratesByTauOverM() {
