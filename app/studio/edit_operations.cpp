@@ -471,6 +471,24 @@ ObjectRef addActuator(World& world, const ObjectRef& jointRef, ActuatorType type
   return refOf(world.addActuator(spec));
 }
 
+ObjectRef addSchedule(World& world, const ObjectRef& actuatorRef) {
+  const auto a = findActuator(world, actuatorRef);
+  if (!a) throw InvalidArgument("select an actuator to schedule");
+  ScheduleSpec s;
+  s.name = uniqueName(a->name() + "_schedule", [&](const std::string& n) {
+    for (const ScheduleSpec& other : world.getSchedules())
+      if (other.name == n) return true;
+    return false;
+  });
+  s.actuator = a->name();
+  s.kind = ScheduleSpec::Kind::Sine;
+  s.amplitude = 0.2;
+  s.frequency = 0.5;
+  s.offset = a->getControl();
+  world.addSchedule(s);
+  return {ObjectKind::Schedule, s.name};
+}
+
 void setActuatorSpec(World& world, const ObjectRef& ref, const ActuatorSpec& spec) {
   auto a = findActuator(world, ref);
   if (!a) throw InvalidArgument("no actuator '" + ref.name + "'");

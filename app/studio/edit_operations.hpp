@@ -72,6 +72,9 @@ ObjectRef addLoopClosure(World& world, const std::string& name, const ObjectRef&
 /// velocity servo on a ball or free joint), gravity-compensated when a
 /// servo, with default gains and a unique name.
 ObjectRef addActuator(World& world, const ObjectRef& joint, ActuatorType type);
+/// A sine schedule (0.2 around the current control, 0.5 Hz) on an actuator,
+/// with a unique name.
+ObjectRef addSchedule(World& world, const ObjectRef& actuator);
 /// Replaces an actuator's parameters (everything but its name).
 void setActuatorSpec(World& world, const ObjectRef& actuator, const ActuatorSpec& spec);
 

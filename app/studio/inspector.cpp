@@ -402,6 +402,12 @@ std::string Inspector::formSignature() const {
       case ObjectKind::Frame:
         s += std::to_string(static_cast<int>(need(findFrame(w, ref), ref).kind()));
         break;
+      case ObjectKind::Actuator:  // the type decides the fields
+        s += toString(need(findActuator(w, ref), ref).getSpec().type);
+        break;
+      case ObjectKind::Schedule:  // the kind decides the fields
+        s += std::to_string(static_cast<int>(findSchedule(w, ref).value_or(ScheduleSpec{}).kind));
+        break;
       default:
         break;
     }
@@ -1670,26 +1676,87 @@ void Inspector::buildSchedule() {
     if (!s) throw InvalidArgument("no schedule '" + ref.name + "'");
     return *s;
   };
+  // Every edit replaces the schedule in place (one undoable command per change).
+  const auto change = [ref, schedule](World& w, const std::function<void(ScheduleSpec&)>& f) {
+    ScheduleSpec s = schedule(w);
+    f(s);
+    w.setSchedule(ref.name, s);
+  };
   addValueLabel(tr("Name"), QStringLiteral("name"), [ref](const World&) { return qs(ref.name); });
   addValueLabel(tr("Actuator"), QStringLiteral("actuator"),
                 [schedule](const World& w) { return qs(schedule(w).actuator); });
-  addValueLabel(tr("Kind"), QStringLiteral("kind"), [schedule](const World& w) {
-    const ScheduleSpec s = schedule(w);
-    switch (s.kind) {
-      case ScheduleSpec::Kind::Sine:
-        return tr("sine: %1 + %2·sin(2π·%3 Hz·t + %4)")
-            .arg(formatNumber(s.offset), formatNumber(s.amplitude), formatNumber(s.frequency), formatNumber(s.phase));
-      case ScheduleSpec::Kind::Step:
-        return tr("step: %1, then %2 from t = %3 s")
-            .arg(formatNumber(s.offset), formatNumber(s.offset + s.amplitude), formatNumber(s.stepTime));
-      case ScheduleSpec::Kind::Keyframes:
-        break;
+  addChoice(
+      tr("Kind"), QStringLiteral("kind"), {tr("keyframes"), tr("sine"), tr("step")},
+      [schedule](const World& w) { return static_cast<int>(schedule(w).kind); },
+      [change](World& w, int index) {
+        change(w, [index](ScheduleSpec& s) {
+          s.kind = static_cast<ScheduleSpec::Kind>(index);
+          if (s.kind == ScheduleSpec::Kind::Keyframes && s.keyframes.empty()) s.keyframes = {{0.0, s.offset}};
+        });
+      });
+  const ScheduleSpec current = schedule(m_document->world());
+  const auto finite = [](double v) { return std::isfinite(v) ? QString() : tr("Must be finite."); };
+  const auto number = [&](const QString& label, const QString& key, double ScheduleSpec::*field, double step) {
+    addNumber(
+        label, key, [schedule, field](const World& w) { return schedule(w).*field; }, finite,
+        [change, field](World& w, double v) { change(w, [v, field](ScheduleSpec& s) { s.*field = v; }); }, step);
+  };
+  switch (current.kind) {
+    case ScheduleSpec::Kind::Sine:
+      number(tr("Amplitude"), QStringLiteral("amplitude"), &ScheduleSpec::amplitude, 0.05);
+      number(tr("Frequency (Hz)"), QStringLiteral("frequency"), &ScheduleSpec::frequency, 0.1);
+      number(tr("Phase (rad)"), QStringLiteral("phase"), &ScheduleSpec::phase, 0.1);
+      number(tr("Offset"), QStringLiteral("offset"), &ScheduleSpec::offset, 0.05);
+      break;
+    case ScheduleSpec::Kind::Step:
+      number(tr("Before"), QStringLiteral("offset"), &ScheduleSpec::offset, 0.05);
+      number(tr("Jump"), QStringLiteral("amplitude"), &ScheduleSpec::amplitude, 0.05);
+      number(tr("At time (s)"), QStringLiteral("step_time"), &ScheduleSpec::stepTime, 0.1);
+      break;
+    case ScheduleSpec::Kind::Keyframes: {
+      addChoice(
+          tr("Between keyframes"), QStringLiteral("interpolation"), {tr("linear"), tr("hold")},
+          [schedule](const World& w) { return static_cast<int>(schedule(w).interpolation); },
+          [change](World& w, int index) {
+            change(w, [index](ScheduleSpec& s) { s.interpolation = static_cast<ScheduleSpec::Interpolation>(index); });
+          });
+      addCheck(
+          tr("Loop"), QStringLiteral("loop"), [schedule](const World& w) { return schedule(w).loop; },
+          [change](World& w, bool on) { change(w, [on](ScheduleSpec& s) { s.loop = on; }); });
+      // Keyframes as text: "time value; time value; ...".
+      auto* keys = new QLineEdit;
+      keys->setObjectName(QStringLiteral("field_keyframes"));
+      keys->setToolTip(tr("time value; time value; ... (times increasing)"));
+      keys->setEnabled(!m_readOnly);
+      const auto text = [schedule](const World& w) {
+        QStringList parts;
+        for (const auto& [t, v] : schedule(w).keyframes) parts << formatNumber(t) + QLatin1Char(' ') + formatNumber(v);
+        return parts.join(QStringLiteral("; "));
+      };
+      registerRefresher(QStringLiteral("keyframes"), [this, keys, text] { keys->setText(text(m_document->world())); });
+      connect(keys, &QLineEdit::editingFinished, this, [this, keys, change, text, ref] {
+        if (m_updating > 0 || keys->text() == text(m_document->world())) return;
+        std::vector<std::pair<double, double>> parsed;
+        for (const QString& part : keys->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+          const QStringList xy = part.simplified().split(QLatin1Char(' '));
+          bool okT = false;
+          bool okV = false;
+          const double t = xy.size() == 2 ? xy[0].toDouble(&okT) : 0.0;
+          const double v = xy.size() == 2 ? xy[1].toDouble(&okV) : 0.0;
+          if (!okT || !okV) {
+            showError(QStringLiteral("keyframes"), tr("Expected \"time value\" pairs separated by ';'."));
+            restoreField(QStringLiteral("keyframes"));
+            return;
+          }
+          parsed.emplace_back(t, v);
+        }
+        commit(QStringLiteral("keyframes"), tr("Set keyframes of %1").arg(qs(ref.name)),
+               [change, parsed](World& w) { change(w, [parsed](ScheduleSpec& s) { s.keyframes = parsed; }); });
+      });
+      addRow(tr("Keyframes"), {keys}, {QStringLiteral("keyframes")});
+      break;
     }
-    return tr("%1 keyframes, %2%3")
-        .arg(s.keyframes.size())
-        .arg(s.interpolation == ScheduleSpec::Interpolation::Hold ? tr("held") : tr("linear"))
-        .arg(s.loop ? tr(", looping") : QString());
-  });
+  }
 }
 
 void Inspector::buildFrame() {

@@ -511,6 +511,20 @@ void MainWindow::createMenus() {
     connect(a, &QAction::triggered, this, [this, type] { createActuator(type); });
     m_createActions.push_back(a);
   }
+  QAction* schedule = create->addAction(tr("&Schedule on Selected Actuator"));
+  schedule->setObjectName("actionCreateSchedule");
+  connect(schedule, &QAction::triggered, this, [this] {
+    const ObjectRef selected = m_document->current();
+    if (selected.kind != ObjectKind::Actuator) {
+      m_dialogs.error(this, tr("Create schedule"), tr("Select an actuator to schedule."));
+      return;
+    }
+    ObjectRef created;
+    if (editWithMessage(tr("Create schedule"), [&](World& w) { created = ops::addSchedule(w, selected); })) {
+      m_document->setSelection({created});
+    }
+  });
+  m_createActions.push_back(schedule);
   QAction* frame = create->addAction(tr("&Frame on Selected"));
   frame->setObjectName("actionCreateFrame");
   connect(frame, &QAction::triggered, this, &MainWindow::createFrame);

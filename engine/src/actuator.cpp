@@ -534,13 +534,18 @@ void World::holdCurrentPose() {
   }
 }
 
-void World::addSchedule(const ScheduleSpec& schedule) {
-  auto& w = *m_impl;
-  w.requireDesignMode("add a schedule");
+namespace {
+
+// Checks a schedule against the world (its actuator, the names taken) and
+// itself. `replacing`: the name of the schedule it replaces.
+void checkSchedule(const WorldImpl& w, const ScheduleSpec& schedule, const std::string* replacing) {
   const std::string where = "schedule '" + schedule.name + "'";
   if (schedule.name.empty()) throw InvalidArgument("a schedule needs a name");
-  for (const auto& s : w.schedules)
-    if (s.name == schedule.name) throw TopologyError(where + ": the name is taken by another schedule");
+  for (const auto& s : w.schedules) {
+    if (s.name == schedule.name && (replacing == nullptr || s.name != *replacing)) {
+      throw TopologyError(where + ": the name is taken by another schedule");
+    }
+  }
   if (w.actuatorNames.count(schedule.actuator) == 0) {
     throw TopologyError(where + ": no actuator '" + schedule.actuator + "'");
   }
@@ -560,8 +565,27 @@ void World::addSchedule(const ScheduleSpec& schedule) {
     if (!std::isfinite(v))
       throw InvalidArgument(where + ": amplitude, frequency, phase, offset and stepTime must be finite");
   }
+}
+
+}  // namespace
+
+void World::addSchedule(const ScheduleSpec& schedule) {
+  auto& w = *m_impl;
+  w.requireDesignMode("add a schedule");
+  checkSchedule(w, schedule, nullptr);
   w.topologyChanged();
   w.schedules.push_back(schedule);
+}
+
+void World::setSchedule(const std::string& name, const ScheduleSpec& schedule) {
+  auto& w = *m_impl;
+  w.requireDesignMode("change a schedule");
+  const auto it =
+      std::find_if(w.schedules.begin(), w.schedules.end(), [&](const ScheduleSpec& s) { return s.name == name; });
+  if (it == w.schedules.end()) throw TopologyError("no schedule '" + name + "'");
+  checkSchedule(w, schedule, &name);
+  w.topologyChanged();
+  *it = schedule;
 }
 
 std::vector<ScheduleSpec> World::getSchedules() const {

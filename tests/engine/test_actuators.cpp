@@ -407,6 +407,41 @@ class TestActuators : public QObject {
     QCOMPARE(step.evaluate(0.2), 0.5);
   }
 
+  // Held keyframes take a stiff servo through each setpoint in turn;
+  // setSchedule replaces a schedule in place.
+  void schedulesDriveAJointThroughSetpoints() {
+    Rig r;
+    const double I = 0.05;
+    buildLink(r, 1.0, 0.0, I, 0.0);
+    const double kp = 2000.0;
+    r.world.addActuator(servo(kp, 2.0 * std::sqrt(kp * I)));
+    ScheduleSpec s;
+    s.name = "moves";
+    s.actuator = "servo";
+    s.keyframes = {{0.0, 0.2}, {1.0, -0.4}, {2.0, 0.7}};
+    s.interpolation = ScheduleSpec::Interpolation::Hold;
+    r.world.addSchedule(s);
+    for (const auto& [time, setpoint] : s.keyframes) {
+      while (r.world.getTime() < time + 0.9) r.world.step();
+      QVERIFY2(
+          std::abs(q0(r.world) - setpoint) < 1e-6,
+          qPrintable(QString("t = %1: q = %2, setpoint %3").arg(r.world.getTime()).arg(q0(r.world)).arg(setpoint)));
+    }
+    r.world.resetToDesignMode();
+    ScheduleSpec other = s;
+    other.name = "renamed";
+    other.kind = ScheduleSpec::Kind::Step;
+    ScheduleSpec second = s;
+    second.name = "second";
+    r.world.addSchedule(second);
+    r.world.setSchedule("moves", other);
+    QCOMPARE(r.world.getSchedules().front().name, std::string("renamed"));
+    QVERIFY(r.world.getSchedules().front().kind == ScheduleSpec::Kind::Step);
+    QVERIFY_THROWS_EXCEPTION(TopologyError, r.world.setSchedule("nothing", other));
+    other.name = "second";  // taken
+    QVERIFY_THROWS_EXCEPTION(TopologyError, r.world.setSchedule("renamed", other));
+  }
+
   // A schedule sets the control before each step from the step's start time;
   // a controller runs after it and may override it; controls are clamped.
   void schedulesAndControllersDriveControls() {

@@ -260,6 +260,10 @@ class World {
   std::vector<ScheduleSpec> getSchedules() const;
   /// Removes the schedule of that name; unknown names are ignored.
   void removeSchedule(const std::string& name);
+  /// Replaces the schedule named `name` by `schedule` in place (its order
+  /// kept; `schedule.name` may rename it), checked as addSchedule checks.
+  /// @throws TopologyError for an unknown schedule, and as addSchedule.
+  void setSchedule(const std::string& name, const ScheduleSpec& schedule);
 
   /// A callback called before every step, after the schedules, with the
   /// state and the writable controls (empty: none). It must not allocate or

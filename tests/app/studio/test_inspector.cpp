@@ -713,6 +713,8 @@ class TestInspector : public QObject {
     QVERIFY(type != nullptr);
     type->setCurrentIndex(type->findText(QStringLiteral("pid")));
     QVERIFY(spec().type == ActuatorType::Pid);
+    // The form now has the PID's fields.
+    QTRY_VERIFY(inspector().findChild<QWidget*>(QStringLiteral("field_ki")) != nullptr);
     QCOMPARE(document().undoStack()->count(), 3);
     document().undoStack()->undo();
     QVERIFY(spec().type == ActuatorType::PositionServo);
@@ -722,6 +724,38 @@ class TestInspector : public QObject {
     QVERIFY(!spec().kp.has_value());
     document().undoStack()->redo();
     QCOMPARE(spec().kp, std::optional<double>(250.0));
+  }
+
+  // Schedules are created on an actuator and edited in place, undoably.
+  void scheduleEditsAreUndoable() {
+    addCrankServo();
+    QVERIFY(m_document->edit(QStringLiteral("schedule"), [](World& w) {
+      ops::addSchedule(w, {ObjectKind::Actuator, "crank_joint_position"});
+    }));
+    m_document->undoStack()->clear();
+    const ObjectRef ref{ObjectKind::Schedule, "crank_joint_position_schedule"};
+    select(ref);
+    QCOMPARE(inspector().shownObject(), ref);
+    const auto schedule = [this] { return document().world().getSchedules().front(); };
+    QVERIFY(schedule().kind == ScheduleSpec::Kind::Sine);
+    auto* amplitude = field<QDoubleSpinBox>("field_amplitude");
+    QVERIFY(amplitude != nullptr);
+    amplitude->setValue(0.5);
+    QTest::keyClick(amplitude, Qt::Key_Return);
+    QCOMPARE(schedule().amplitude, 0.5);
+    auto* kind = field<QComboBox>("field_kind");
+    kind->setCurrentIndex(0);  // keyframes
+    QVERIFY(schedule().kind == ScheduleSpec::Kind::Keyframes);
+    typeInto(field<QLineEdit>("field_keyframes"), QStringLiteral("0 0.1; 1 -0.2; 2 0.3"));
+    QCOMPARE(schedule().keyframes.size(), std::size_t{3});
+    QCOMPARE(schedule().keyframes[1], std::make_pair(1.0, -0.2));
+    typeInto(field<QLineEdit>("field_keyframes"), QStringLiteral("1 0; 0 1"));  // times must increase: refused
+    QCOMPARE(schedule().keyframes.size(), std::size_t{3});
+    const int edits = document().undoStack()->count();
+    QVERIFY(edits >= 3);
+    for (int k = 0; k < edits; ++k) document().undoStack()->undo();
+    QVERIFY(schedule().kind == ScheduleSpec::Kind::Sine);
+    QCOMPARE(schedule().amplitude, 0.2);
   }
 };
 
