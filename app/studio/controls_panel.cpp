@@ -33,16 +33,7 @@ QString number(double v) {
 
 }  // namespace
 
-std::pair<double, double> controlSliderRange(const World& design, const ActuatorSpec& a) {
-  double lo = a.controlMin;
-  double hi = a.controlMax;
-  if (a.type == ActuatorType::DcMotor) {
-    lo = std::max(lo, -1.0);
-    hi = std::min(hi, 1.0);
-  } else if (a.type == ActuatorType::Lock) {
-    lo = std::max(lo, 0.0);
-    hi = std::min(hi, 1.0);
-  }
+std::pair<double, double> controlSliderRange(const World& design, const ActuatorSpec& a, double lo, double hi) {
   if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) return {lo, hi};
   double wideLo = -1.0;
   double wideHi = 1.0;
@@ -88,7 +79,8 @@ std::pair<double, double> controlSliderRange(const World& design, const Actuator
 }
 
 QWidget* makeControlSlider(Simulation* simulation, const World& design, const ActuatorSpec& a, QWidget* parent) {
-  const auto [lo, hi] = controlSliderRange(design, a);
+  const auto range = simulation->controlRange(a.name).value_or(std::make_pair(a.controlMin, a.controlMax));
+  const auto [lo, hi] = controlSliderRange(design, a, range.first, range.second);
   auto* row = new QWidget(parent);
   auto* layout = new QHBoxLayout(row);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -311,7 +303,8 @@ void ControlsPanel::onStatus(const SimulationStatus& status) {
     auto* value = m_sliderBox->findChild<QLabel*>(QString::fromStdString("control_value_" + a.name));
     const std::optional<double> u = m_simulation->control(a.name);
     if (slider == nullptr || value == nullptr || !u || slider->isSliderDown() || !slider->isEnabled()) continue;
-    const auto [lo, hi] = controlSliderRange(m_design(), a);
+    const auto range = m_simulation->controlRange(a.name).value_or(std::make_pair(a.controlMin, a.controlMax));
+    const auto [lo, hi] = controlSliderRange(m_design(), a, range.first, range.second);
     const QSignalBlocker block(slider);
     slider->setValue(
         static_cast<int>(std::lround((std::clamp(*u, lo, hi) - lo) / (hi - lo) * static_cast<double>(kSteps))));

@@ -28,11 +28,12 @@ namespace articula::studio {
 class Simulation;
 struct SimulationStatus;
 
-/// The slider range shown for an actuator's control: its control range when
-/// finite, else the joint's position limits (±π rad or ±1 m without them)
-/// for position targets, ±(velocity limit or 2π) for velocity targets,
-/// ±(force limit / gear or 10) for motors, [−1, 1] for DC motors, [0, 1] for locks.
-std::pair<double, double> controlSliderRange(const World& design, const ActuatorSpec& actuator);
+/// The slider range shown for an actuator's control: the engine's control
+/// range [lo, hi] where finite; an infinite end is replaced by the joint's
+/// position limit (±π rad or ±1 m without one) for position targets,
+/// ±(velocity limit or 2π) for velocity targets, ±(force limit / gear or
+/// 10) for motors.
+std::pair<double, double> controlSliderRange(const World& design, const ActuatorSpec& actuator, double lo, double hi);
 
 /// A slider (object name "control_<actuator>") with its value label that
 /// sends the actuator's control to `simulation` when moved; it starts at

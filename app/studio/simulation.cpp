@@ -773,6 +773,12 @@ void Simulation::start(const WorldSpec& design, const RecordingOptions& recordin
   }
   m_schedules.clear();
   for (const ScheduleSpec& s : world.getSchedules()) m_schedules[s.actuator] = s.name;
+  m_controlRanges.clear();
+  const ControlSpace controlSpace = world.getControlSpace();
+  for (std::size_t i = 0; i < controlSpace.names.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    m_controlRanges[controlSpace.names[i]] = {controlSpace.lower[k], controlSpace.upper[k]};
+  }
   m_publisher->setDescription(std::move(description));
   m_publisher->publish(world);
   m_firstSnapshotVersion = m_publisher->publishedCount();
@@ -799,6 +805,7 @@ void Simulation::stopWorker() {
   m_controls.clear();
   m_actuators.clear();
   m_schedules.clear();
+  m_controlRanges.clear();
 }
 
 void Simulation::stop() {
@@ -873,19 +880,9 @@ void Simulation::setJointEffort(const ObjectRef& joint, int dof, double effort) 
 void Simulation::setControl(const std::string& actuator, double value) {
   if (!m_worker) return;
   m_worker->post([w = m_worker.get(), actuator, value] { w->setControl(actuator, value); });
-  const auto it =
-      std::find_if(m_actuators.begin(), m_actuators.end(), [&](const ActuatorSpec& a) { return a.name == actuator; });
-  if (it == m_actuators.end() || !std::isfinite(value)) return;
-  double lo = it->controlMin;
-  double hi = it->controlMax;
-  if (it->type == ActuatorType::DcMotor) {
-    lo = std::max(lo, -1.0);
-    hi = std::min(hi, 1.0);
-  } else if (it->type == ActuatorType::Lock) {
-    lo = std::max(lo, 0.0);
-    hi = std::min(hi, 1.0);
-  }
-  m_controls[actuator] = std::clamp(value, lo, std::max(lo, hi));
+  const std::optional<std::pair<double, double>> range = controlRange(actuator);
+  if (!range || !std::isfinite(value)) return;
+  m_controls[actuator] = std::clamp(value, range->first, range->second);
 }
 
 void Simulation::holdCurrentPose() {
@@ -908,6 +905,12 @@ const Simulation::JointSegment* Simulation::jointSegment(const ObjectRef& joint,
 double Simulation::jointEffort(const ObjectRef& joint, int dof) const {
   const auto it = m_sentEfforts.find(std::make_pair(joint.name, dof));
   return joint.kind == ObjectKind::Joint && it != m_sentEfforts.end() ? it->second : 0.0;
+}
+
+std::optional<std::pair<double, double>> Simulation::controlRange(const std::string& actuator) const {
+  const auto it = m_controlRanges.find(actuator);
+  if (it == m_controlRanges.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string Simulation::scheduleOf(const std::string& actuator) const {

@@ -131,6 +131,10 @@ class Simulation : public QObject {
   /// The schedule that sets an actuator's control before every step (it
   /// overrides controls sent), or empty.
   std::string scheduleOf(const std::string& actuator) const;
+  /// An actuator's control range as the engine applies it (its spec's,
+  /// narrowed to [−1, 1] for DC motors and [0, 1] for locks); nullopt for an
+  /// unknown actuator.
+  std::optional<std::pair<double, double>> controlRange(const std::string& actuator) const;
   /// Position coordinate `dof` of a joint in the snapshot last acquired
   /// from publisher() (by the viewport); nullopt when no snapshot of this
   /// simulation has been acquired or the joint has no such coordinate.
@@ -189,7 +193,8 @@ class Simulation : public QObject {
   /// Controls sent or taken at start, by actuator name.
   std::map<std::string, double> m_controls;
   std::vector<ActuatorSpec> m_actuators;
-  std::map<std::string, std::string> m_schedules;  ///< actuator → the (last) schedule driving it
+  std::map<std::string, std::string> m_schedules;                    ///< actuator → the (last) schedule driving it
+  std::map<std::string, std::pair<double, double>> m_controlRanges;  ///< from the engine's ControlSpace
   /// Version of the first snapshot of the running simulation.
   std::uint64_t m_firstSnapshotVersion = 0;
 };
