@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numbers>
 #include <string_view>
@@ -1739,10 +1740,18 @@ void Inspector::buildSchedule() {
         std::vector<std::pair<double, double>> parsed;
         for (const QString& part : keys->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
           const QStringList xy = part.simplified().split(QLatin1Char(' '));
+          // A whole field that reads as a finite number.
+          const auto parse = [](const QString& field, bool* ok) {
+            const std::string digits = field.toStdString();
+            char* end = nullptr;
+            const double x = std::strtod(digits.c_str(), &end);
+            *ok = !digits.empty() && *end == '\0' && std::isfinite(x);
+            return x;
+          };
           bool okT = false;
           bool okV = false;
-          const double t = xy.size() == 2 ? xy[0].toDouble(&okT) : 0.0;
-          const double v = xy.size() == 2 ? xy[1].toDouble(&okV) : 0.0;
+          const double t = xy.size() == 2 ? parse(xy[0], &okT) : 0.0;
+          const double v = xy.size() == 2 ? parse(xy[1], &okV) : 0.0;
           if (!okT || !okV) {
             showError(QStringLiteral("keyframes"), tr("Expected \"time value\" pairs separated by ';'."));
             restoreField(QStringLiteral("keyframes"));
