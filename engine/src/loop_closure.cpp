@@ -176,17 +176,17 @@ Anchor WorldImpl::anchorOf(const FrameRef& r) const {
   return {};
 }
 
-SE3 WorldImpl::endpointPose(const ClosureRecord& c, bool b) const {
+SE3 WorldImpl::endpointPose(const ClosureRecord& c, bool b, const Data* d) const {
   const Anchor a = anchorOf(b ? c.frameB : c.frameA);
   const SE3 offset = SE3::fromIsometry(b ? c.offsetB : c.offsetA);
   const SE3 X = a.X_BE * offset;
-  return a.body < 0 ? X : data.X_WB[static_cast<std::size_t>(a.body)] * X;
+  return a.body < 0 ? X : (d != nullptr ? *d : data).X_WB[static_cast<std::size_t>(a.body)] * X;
 }
 
-void WorldImpl::closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA) const {
-  const SE3 A = endpointPose(c, false);
+void WorldImpl::closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA, const Data* kin) const {
+  const SE3 A = endpointPose(c, false, kin);
   if (endpointA != nullptr) *endpointA = A;
-  const SE3 B = endpointPose(c, true);
+  const SE3 B = endpointPose(c, true, kin);
   switch (c.family) {
     case LoopClosureFamily::Rigid:
       rotationRows(A, B, rows);

@@ -346,10 +346,12 @@ class WorldImpl {
   ClosureRecord& closure(std::uint32_t slot, std::uint32_t gen);
   CouplerRecord& coupler(std::uint32_t slot, std::uint32_t gen);
   Anchor anchorOf(const FrameRef& r) const;                // needs the model
-  SE3 endpointPose(const ClosureRecord& c, bool b) const;  // needs positions
+  // Endpoint poses and residual rows read the kinematics of `d` (null:
+  // the World's own Data, which needs positions).
+  SE3 endpointPose(const ClosureRecord& c, bool b, const Data* d = nullptr) const;
   // Residual rows of closure c at the current kinematics (numResidualRows rows).
   // `endpointA`, when given, receives endpoint A's world pose.
-  void closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA = nullptr) const;
+  void closureRows(const ClosureRecord& c, ClosureRow* rows, SE3* endpointA = nullptr, const Data* d = nullptr) const;
   double couplerResidual(const CouplerRecord& c) const;
   int couplerDof(std::uint32_t linkSlot) const;  // the joint's DoF (and q index: vector joint)
   void removeOrphanedClosures();                 // closures and couplers whose endpoints no longer exist
