@@ -444,6 +444,7 @@ void World::clear() {
   w.actuators.clear();
   w.actuatorNames.clear();
   w.schedules.clear();
+  w.keyframes.clear();
   w.controller = nullptr;
   w.controls.resize(0);
   w.controlSet.clear();

@@ -219,6 +219,7 @@ class WorldImpl {
   std::vector<ActuatorRecord> actuators;
   std::map<std::string, std::uint32_t> actuatorNames;
   std::vector<ScheduleSpec> schedules;  // design; compiled into Model::schedule_actuator
+  std::vector<KeyframeSpec> keyframes;  // named poses (keyframe.cpp)
   Controller controller;
   VectorXd controls;                     // nu: per compiled actuator
   std::vector<std::uint8_t> controlSet;  // nu: given by the user (else a default is taken on entering simulation)

@@ -77,6 +77,9 @@ ActuatorSpec* WorldSpec::findActuator(const std::string& name) {
 ScheduleSpec* WorldSpec::findSchedule(const std::string& name) {
   return findByName(schedules, name);
 }
+KeyframeSpec* WorldSpec::findKeyframe(const std::string& name) {
+  return findByName(keyframes, name);
+}
 
 void WorldSpec::append(const WorldSpec& other) {
   // Keep the other spec's owner order after this one's.
@@ -101,6 +104,7 @@ void WorldSpec::append(const WorldSpec& other) {
   collisionSettings.insert(collisionSettings.end(), other.collisionSettings.begin(), other.collisionSettings.end());
   actuators.insert(actuators.end(), other.actuators.begin(), other.actuators.end());
   schedules.insert(schedules.end(), other.schedules.begin(), other.schedules.end());
+  keyframes.insert(keyframes.end(), other.keyframes.begin(), other.keyframes.end());
 }
 
 namespace {
@@ -192,6 +196,9 @@ bool same(const ScheduleSpec& a, const ScheduleSpec& b) {
          a.interpolation == b.interpolation && a.loop == b.loop && a.amplitude == b.amplitude &&
          a.frequency == b.frequency && a.phase == b.phase && a.offset == b.offset && a.stepTime == b.stepTime;
 }
+bool same(const KeyframeSpec& a, const KeyframeSpec& b) {
+  return a.name == b.name && a.time == b.time && same(a.q, b.q) && same(a.v, b.v) && same(a.controls, b.controls);
+}
 bool same(const CollisionSettingSpec& a, const CollisionSettingSpec& b) {
   return a.a == b.a && a.b == b.b && a.enabled == b.enabled;
 }
@@ -210,7 +217,8 @@ bool operator==(const WorldSpec& a, const WorldSpec& b) {
   return same(a.options, b.options) && same(a.rigidBodies, b.rigidBodies) && same(a.multibodies, b.multibodies) &&
          same(a.frames, b.frames) && same(a.shapes, b.shapes) && same(a.loopClosures, b.loopClosures) &&
          same(a.jointCouplers, b.jointCouplers) && same(a.collisionSettings, b.collisionSettings) &&
-         same(a.actuators, b.actuators) && same(a.schedules, b.schedules) && a.ownerOrder == b.ownerOrder;
+         same(a.actuators, b.actuators) && same(a.schedules, b.schedules) && same(a.keyframes, b.keyframes) &&
+         a.ownerOrder == b.ownerOrder;
 }
 
 namespace {
@@ -374,6 +382,7 @@ WorldSpec World::getSpec() const {
   }
   for (const Actuator& a : getActuators()) spec.actuators.push_back(a.getSpec());
   spec.schedules = getSchedules();
+  spec.keyframes = getKeyframes();
   return spec;
 }
 
@@ -396,6 +405,7 @@ class SpecBuilder {
     }
     for (const auto& a : m_spec.actuators) m_world.addActuator(a);
     for (const auto& s : m_spec.schedules) m_world.addSchedule(s);
+    for (const auto& k : m_spec.keyframes) m_world.addKeyframe(k);
   }
 
  private:

@@ -53,6 +53,7 @@ class Reader {
                             " (it was written by a newer Articula)");
     }
     if (version < 1) throw ImportError(m_source, root->GetLineNum(), "format version must be at least 1");
+    std::vector<const XMLElement*> keyframes;
     for (const XMLElement* e = root->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
       m_readElements.insert(e);
       const std::string name = e->Name();
@@ -77,12 +78,23 @@ class Reader {
           readActuator(e);
         } else if (name == "schedule" && version >= 2) {
           readSchedule(e);
+        } else if (name == "keyframe" && version >= 2) {
+          keyframes.push_back(e);  // once every body exists
         } else if (name == "recording") {
           if (m_recording) fail(e, "a second <recording> section (a scene has at most one)");
           readRecording(e);
         } else {
           fail(e, "unknown element <" + name + ">");
         }
+      } catch (const ImportError&) {
+        throw;
+      } catch (const Error& err) {
+        fail(e, err.what());
+      }
+    }
+    for (const XMLElement* e : keyframes) {
+      try {
+        readKeyframe(e);
       } catch (const ImportError&) {
         throw;
       } catch (const Error& err) {
@@ -573,6 +585,20 @@ class Reader {
         break;
     }
     m_world.addSchedule(s);
+  }
+
+  void readKeyframe(const XMLElement* e) {
+    KeyframeSpec k;
+    k.name = text(e, "name");
+    if (e->Attribute("time") != nullptr) k.time = number(e, "time");
+    auto vector = [&](const char* attr, bool required) {
+      const auto x = numbers(e, attr, -1, required);
+      return VectorXd(Eigen::Map<const VectorXd>(x.data(), static_cast<Eigen::Index>(x.size())));
+    };
+    k.q = vector("q", true);
+    k.v = vector("v", false);
+    k.controls = vector("controls", false);
+    m_world.addKeyframe(k);
   }
 
   void readRecording(const XMLElement* e) {

@@ -28,9 +28,11 @@ class Writer {
     XMLElement* root = doc.NewElement("articula");
     doc.InsertEndChild(root);
     const WorldSpec spec = m_world.getSpec();
-    // Version 2 added actuators and schedules; without them a file stays
-    // readable by builds that read version 1.
-    root->SetAttribute("version", spec.actuators.empty() && spec.schedules.empty() ? 1 : kSceneFormatVersion);
+    // Version 2 added actuators, schedules and keyframes; without them a
+    // file stays readable by builds that read version 1.
+    root->SetAttribute("version", spec.actuators.empty() && spec.schedules.empty() && spec.keyframes.empty()
+                                      ? 1
+                                      : kSceneFormatVersion);
     writeOptions(root, spec.options);
     // Rigid bodies and multibodies in the order of their state coordinates.
     std::vector<bool> rigidDone(spec.rigidBodies.size(), false);
@@ -67,6 +69,7 @@ class Writer {
     for (const CouplerSpec& c : spec.jointCouplers) writeCoupler(root, c);
     for (const ActuatorSpec& a : spec.actuators) writeActuator(root, a);
     for (const ScheduleSpec& s : spec.schedules) writeSchedule(root, s);
+    for (const KeyframeSpec& k : spec.keyframes) writeKeyframe(root, k);
     if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
@@ -334,6 +337,21 @@ class Writer {
         e->SetAttribute("step_time", formatNumber(s.stepTime).c_str());
         break;
     }
+  }
+
+  void writeKeyframe(XMLElement* root, const KeyframeSpec& k) {
+    XMLElement* e = child(root, "keyframe");
+    e->SetAttribute("name", k.name.c_str());
+    e->SetAttribute("time", formatNumber(k.time).c_str());
+    auto list = [&](const char* attr, const VectorXd& x) {
+      if (x.size() == 0) return;
+      std::string text;
+      for (Eigen::Index i = 0; i < x.size(); ++i) text += (i == 0 ? "" : " ") + formatNumber(x[i]);
+      e->SetAttribute(attr, text.c_str());
+    };
+    list("q", k.q);
+    list("v", k.v);
+    list("controls", k.controls);
   }
 
   void writeRecording(XMLElement* root, const SceneRecording& r) {

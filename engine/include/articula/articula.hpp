@@ -7,7 +7,9 @@
 #include <articula/conventions.hpp>
 #include <articula/error.hpp>
 #include <articula/frame.hpp>
+#include <articula/ik.hpp>
 #include <articula/joint_spec.hpp>
+#include <articula/keyframe.hpp>
 #include <articula/layout.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>

@@ -265,6 +265,35 @@ class World {
   /// @throws TopologyError for an unknown schedule, and as addSchedule.
   void setSchedule(const std::string& name, const ScheduleSpec& schedule);
 
+  /// Keyframes (articula/keyframe.hpp), in either mode.
+  /// @throws InvalidArgument for a bad name, a taken name, sizes that do not
+  ///         match the world's coordinates or non-finite values.
+  void addKeyframe(const KeyframeSpec& keyframe);
+  /// The current state as a keyframe (not added): q, and v and the controls
+  /// when asked for.
+  KeyframeSpec captureKeyframe(const std::string& name, double time = 0.0, bool velocities = false,
+                               bool controls = false) const;
+  std::vector<KeyframeSpec> getKeyframes() const;
+  std::optional<KeyframeSpec> getKeyframe(const std::string& name) const;
+  /// Replaces keyframe `name` in place (checked as addKeyframe).
+  /// @throws TopologyError for an unknown keyframe.
+  void setKeyframe(const std::string& name, const KeyframeSpec& keyframe);
+  /// Unknown names are ignored.
+  void removeKeyframe(const std::string& name);
+  /// Sets the positions, the velocities (zero when the keyframe has none)
+  /// and the controls (when it has them).
+  /// @throws TopologyError for an unknown keyframe or one whose sizes no
+  ///         longer match the world (edited since it was captured).
+  void applyKeyframe(const std::string& name);
+  /// One Keyframes schedule per PositionServo and Pid actuator whose joint
+  /// has a position coordinate, through the keyframes `names` in that order
+  /// at their times (which must increase): named `prefix` + actuator name.
+  /// Not added; add them with addSchedule (design mode).
+  /// @throws TopologyError for an unknown keyframe; InvalidArgument for
+  ///         fewer than one keyframe or times that do not increase.
+  std::vector<ScheduleSpec> makeKeyframeSchedules(const std::vector<std::string>& names,
+                                                  const std::string& prefix = "keyframes_", bool loop = false) const;
+
   /// A callback called before every step, after the schedules, with the
   /// state and the writable controls (empty: none). It must not allocate or
   /// change the world.

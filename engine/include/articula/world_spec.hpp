@@ -18,6 +18,7 @@
 
 #include <articula/actuator.hpp>
 #include <articula/joint_spec.hpp>
+#include <articula/keyframe.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/options.hpp>
 #include <articula/shape.hpp>
@@ -127,6 +128,7 @@ struct WorldSpec {
   std::vector<CollisionSettingSpec> collisionSettings;
   std::vector<ActuatorSpec> actuators;  ///< in control order (articula/actuator.hpp)
   std::vector<ScheduleSpec> schedules;  ///< evaluated in this order before every step
+  std::vector<KeyframeSpec> keyframes;  ///< named poses (articula/keyframe.hpp)
   /// Names of rigid bodies and multibodies in the order their coordinates
   /// are packed in the state vector. Empty: rigid bodies first, then
   /// multibodies. Objects not listed follow the listed ones in that order.
@@ -143,6 +145,7 @@ struct WorldSpec {
   CouplerSpec* findJointCoupler(const std::string& name);
   ActuatorSpec* findActuator(const std::string& name);
   ScheduleSpec* findSchedule(const std::string& name);
+  KeyframeSpec* findKeyframe(const std::string& name);
 
   /// Appends every object of `other` (options are kept). Names must not
   /// clash; World(spec) reports a clash.
