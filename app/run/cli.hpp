@@ -18,6 +18,7 @@ namespace articula::run {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitDiverged = 3;
+inline constexpr int kExitNotConverged = 4;  ///< ik: some target not reached
 
 /// Bad usage or bad input: printed on stderr, exit code 2. `usageHint`
 /// adds a pointer to --help.

@@ -37,6 +37,7 @@ void printUsage(std::ostream& os) {
         "       articula-run replay FILE.replay       check a run recorded with --record against its scene;\n"
         "                                             print its summary, one frame or its CSV\n"
         "       articula-run render FILE --out IMG.png  draw a scene (or a replay frame) to a PNG, offscreen\n"
+        "       articula-run ik FILE --target FRAME=X,Y,Z[,R,P,Y]  solve inverse kinematics from the file's state\n"
         "       articula-run list                     list the built-in scenes\n"
         "\n"
         "run options:\n"
@@ -55,6 +56,8 @@ void printUsage(std::ostream& os) {
         "                           multi-DoF joint or rigid body); repeatable; loop closures are re-assembled\n"
         "  --package-path DIR       where package://NAME/ and model:// resolve (the folder containing NAME);\n"
         "                           repeatable (also for inspect, export and replay)\n"
+        "  --keyframe NAME          start from the scene's keyframe NAME (positions, velocities, controls);\n"
+        "                           --set still applies after it\n"
         "  --hold                   every joint without an actuator gets a position servo holding the\n"
         "                           initial pose (gravity-compensated, default gains)\n"
         "  --controls FILE.csv      drive actuators over time: a header 'time,ACTUATOR,...', then rows;\n"
@@ -98,10 +101,23 @@ void printUsage(std::ostream& os) {
         "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --ground, --quiet: as for run\n"
         "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too)\n"
         "\n"
+        "ik options (targets in the world frame; orientation as in URDF: R = Rz(yaw) Ry(pitch) Rx(roll)):\n"
+        "  --target FRAME=X,Y,Z[,ROLL,PITCH,YAW]  a position (or pose) target for a link, rigid body or frame;\n"
+        "                           FRAME is NAME or MULTIBODY/LINK; repeatable\n"
+        "  --pin FRAME              hold FRAME where it is (above every target); repeatable\n"
+        "  --posture                keep the other coordinates near the start (lowest priority)\n"
+        "  --restarts N             attempts from random in-limit configurations after a failure (default 10)\n"
+        "  --max-iterations N       per attempt (default 100)\n"
+        "  --json                   print the result as JSON\n"
+        "  --out POSE.articula      write the scene in the solved pose\n"
+        "  FILE options of run: --package-path, --fixed-base, --floating-base, --set, --keyframe, --scene\n"
+        "  exit code 4 when the targets are not all reached (the closest pose found is still printed)\n"
+        "\n"
         "At the end run prints one line on stdout:\n"
         "  steps=N sim_time=S wall_time=S us_per_step=X rtf=X [key=value ...]\n"
         "Exit codes: 0 ok, 2 bad input or usage (also: a replay file that is truncated, corrupted or does not\n"
-        "fit the scene), 3 the simulation diverged (non-finite state, velocity or energy blow-up).\n";
+        "fit the scene), 3 the simulation diverged (non-finite state, velocity or energy blow-up), 4 ik did\n"
+        "not reach every target.\n";
 }
 
 namespace {
@@ -156,6 +172,9 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       const std::size_t eq = s.rfind('=');
       if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
       o.setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
+    } else if (a == "--keyframe") {
+      o.setup.keyframe = args.value();
+      if (o.setup.keyframe.empty()) usageError("--keyframe needs a keyframe name");
     } else if (a == "--hold") {
       args.noValue();
       o.setup.hold = true;

@@ -20,5 +20,7 @@ int replayCommand(const std::vector<std::string>& args);
 int listCommand(const std::vector<std::string>& args);
 /// `render`: a scene or a replay frame to a PNG (offscreen OpenGL).
 int renderCommand(const std::vector<std::string>& args);
+/// `ik`: inverse kinematics from a file's initial state.
+int ikCommand(const std::vector<std::string>& args);
 
 }  // namespace articula::run

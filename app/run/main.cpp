@@ -5,9 +5,10 @@
 //   articula-run export IN OUT.articula
 //   articula-run replay FILE.replay [--scene SCENE] [--csv OUT.csv] [--frame K]
 //   articula-run render FILE [--replay R --frame K] --out IMG.png [--size WxH] [--camera ...]
+//   articula-run ik FILE --target FRAME=X,Y,Z[,R,P,Y] [--pin FRAME] [--json] [--out POSE.articula]
 //   articula-run list
 //
-// Exit codes: 0 ok, 2 bad input or usage, 3 the simulation diverged.
+// Exit codes: 0 ok, 2 bad input or usage, 3 the simulation diverged, 4 ik: a target not reached.
 #include "builtin_scenes.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
@@ -39,12 +40,13 @@ int main(int argc, char** argv) {
     if (command == "replay") return replayCommand(rest);
     if (command == "list") return listCommand(rest);
     if (command == "render") return renderCommand(rest);
+    if (command == "ik") return ikCommand(rest);
     if (command == "help") {
       printUsage(std::cout);
       return kExitOk;
     }
     if (command[0] == '-' || looksLikeFile(command)) return runCommand(args, true);
-    std::string hint = "run, inspect, export, replay, render or list";
+    std::string hint = "run, inspect, export, replay, render, ik or list";
     for (const auto& s : articula::scenes::builtinScenes()) {
       if (s.name == command) hint = "to run the built-in scene write --scene " + command;
     }

@@ -64,6 +64,20 @@ void applyInitialPositions(World& world, const std::vector<std::pair<std::string
   }
 }
 
+void applyKeyframe(World& world, const std::string& name) {
+  if (!world.getKeyframe(name)) {
+    std::string known;
+    for (const KeyframeSpec& k : world.getKeyframes()) known += (known.empty() ? "" : ", ") + k.name;
+    throw CliError("--keyframe: the scene has no keyframe '" + name + "' (" +
+                   (known.empty() ? std::string("it has none") : "it has " + known) + ")");
+  }
+  try {
+    world.applyKeyframe(name);
+  } catch (const Error& e) {
+    throw CliError(std::string("--keyframe: ") + e.what());
+  }
+}
+
 const char* rootName(io::RootAttachment root) {
   switch (root) {
     case io::RootAttachment::Fixed:
@@ -96,7 +110,7 @@ bool isSolverMethod(const std::string& method) {
   return method == "projected-gauss-seidel" || method == "direct-pivoting";
 }
 
-io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet) {
+io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet, bool simulate) {
   io::ImportReport report = loadInput(world, setup.input, quiet);
   if (!quiet) printImportReport(report, setup.input.verbose);
 
@@ -123,7 +137,9 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet)
   } catch (const Error& e) {
     throw CliError(e.what());
   }
+  if (!setup.keyframe.empty()) applyKeyframe(world, setup.keyframe);
   applyInitialPositions(world, setup.sets);
+  if (!simulate) return report;
   try {
     world.enterSimulationMode();
   } catch (const Error& e) {

@@ -23,6 +23,8 @@ struct WorldSetup {
   std::string solver;  ///< empty: the file's
   std::optional<Vector3d> gravity;
   bool noContacts = false;
+  /// --keyframe: the scene's keyframe the run starts from (before --set).
+  std::string keyframe;
   /// --set: initial positions, applied before entering simulation mode.
   std::vector<std::pair<std::string, double>> sets;
   /// --hold: every joint coordinate without an actuator gets a position
@@ -40,9 +42,10 @@ std::vector<ScheduleSpec> readControlsCsv(const std::string& file, const World& 
 
 /// Reads the input into `world` (the import report goes to stderr unless
 /// `quiet`), applies the options, removes every collision shape for
-/// noContacts, applies the initial positions and enters simulation mode.
-/// Returns the import report. @throws CliError (or io::ImportError) for bad input.
-io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet);
+/// noContacts, applies the keyframe and the initial positions and (with
+/// `simulate`) enters simulation mode. Returns the import report.
+/// @throws CliError (or io::ImportError) for bad input.
+io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet, bool simulate = true);
 
 /// Stores in `recording` what rebuilds the world: the scene reference (the
 /// absolute path of the file, or "builtin:NAME") and metadata: root,

@@ -899,6 +899,96 @@ class TestRunnerCli : public QObject {
                  r.out.contains(QStringLiteral("elbow_moves: drives elbow_pid, 4 keyframes")),
              qPrintable(r.out));
   }
+
+  // `ik`: a UR5 tool target reached from the file's state; JSON; --out
+  // writes the posed scene; unreachable targets and unknown frames.
+  void inverseKinematicsCommand() {
+    const QString ur5 = articula::test::modelPathString(articula::test::modelsPath() / "example-robot-data" / "robots" /
+                                                        "ur_description" / "urdf" / "ur5_robot.urdf");
+    ARTICULA_REQUIRE_MODEL(ur5);
+    const QString packages = articula::test::modelPathString(articula::test::modelsPath());
+    const QString pose = tmp(QStringLiteral("ur5_posed.articula"));
+    // Tool pointing down (roll = pi) 0.4 m in front, 0.3 m up.
+    RunResult r =
+        runTool({QStringLiteral("ik"), ur5, QStringLiteral("--package-path"), packages, QStringLiteral("--target"),
+                 QStringLiteral("tool0=0.4,0.1,0.3,3.14159265358979,0,0"), QStringLiteral("--out"), pose});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
+    QVERIFY2(r.out.startsWith(QStringLiteral("converged")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("q:shoulder_pan_joint = ")) &&
+                 r.out.contains(QStringLiteral("q:wrist_3_joint = ")),
+             qPrintable(r.out));
+    QVERIFY(QFile::exists(pose));
+    r = runTool({QStringLiteral("ik"), ur5, QStringLiteral("--package-path"), packages, QStringLiteral("--target"),
+                 QStringLiteral("tool0=0.4,0.1,0.3,3.14159265358979,0,0"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY2(json.value(QStringLiteral("converged")).toBool(), qPrintable(r.out));
+    const QJsonObject task = json.value(QStringLiteral("tasks")).toArray().at(0).toObject();
+    QVERIFY(task.value(QStringLiteral("position_error")).toDouble(1.0) < 1e-9);
+    QVERIFY(task.value(QStringLiteral("orientation_error")).toDouble(1.0) < 1e-9);
+    const QJsonObject q = json.value(QStringLiteral("q")).toObject();
+    QCOMPARE(q.size(), 6);
+    // The written scene starts in the solved pose: its first CSV row is q.
+    const QString csvPath = tmp(QStringLiteral("ur5_posed.csv"));
+    r = runTool({QStringLiteral("run"), pose, QStringLiteral("--steps"), QStringLiteral("0"), QStringLiteral("--csv"),
+                 csvPath, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const Csv csv = readCsv(csvPath);
+    for (auto it = q.begin(); it != q.end(); ++it) {
+      const int c = csv.column(it.key());
+      QVERIFY2(c >= 0, qPrintable(it.key()));
+      QVERIFY2(std::abs(csv.rows.first()[c] - it.value().toDouble()) < 1e-8, qPrintable(it.key()));
+    }
+    // Out of reach: exit code 4 and the closest pose.
+    r = runTool({QStringLiteral("ik"), ur5, QStringLiteral("--package-path"), packages, QStringLiteral("--target"),
+                 QStringLiteral("tool0=3,0,0.5"), QStringLiteral("--restarts"), QStringLiteral("2")});
+    QVERIFY2(r.exitCode == 4, qPrintable(describe(r)));
+    QVERIFY2(r.out.startsWith(QStringLiteral("not converged")) && r.out.contains(QStringLiteral("(not reached)")),
+             qPrintable(r.out));
+    r = runTool({QStringLiteral("ik"), ur5, QStringLiteral("--package-path"), packages, QStringLiteral("--target"),
+                 QStringLiteral("tool=0.4,0.1,0.3")});
+    QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("no link, rigid body or frame named 'tool'")) &&
+                 r.err.contains(QStringLiteral("tool0")),
+             qPrintable(describe(r)));
+    r = runTool({QStringLiteral("ik"), ur5, QStringLiteral("--target"), QStringLiteral("tool0=1,2")});
+    QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("expected 3 numbers")), qPrintable(describe(r)));
+  }
+
+  // Keyframes headless: --keyframe starts there, and the keyframe sequence,
+  // played by its schedules, is followed by the servos.
+  void keyframesHeadless() {
+    const QString scene = sourcePath(QStringLiteral("scenes/keyframe_arm.articula"));
+    const QString csvPath = tmp(QStringLiteral("keyframes.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--keyframe"), QStringLiteral("reach"),
+                           QStringLiteral("--steps"), QStringLiteral("0"), QStringLiteral("--csv"), csvPath});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    Csv csv = readCsv(csvPath);
+    QCOMPARE(csv.rows.first()[csv.column(QStringLiteral("q:shoulder"))], 0.8);
+    QCOMPARE(csv.rows.first()[csv.column(QStringLiteral("q:elbow"))], -0.6);
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--keyframe"), QStringLiteral("wave")});
+    QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("no keyframe 'wave' (it has home, reach, fold)")),
+             qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--duration"), QStringLiteral("3"),
+                 QStringLiteral("--csv"), csvPath, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    csv = readCsv(csvPath);
+    const int t = csv.column(QStringLiteral("t"));
+    const int shoulder = csv.column(QStringLiteral("q:shoulder"));
+    const int elbow = csv.column(QStringLiteral("q:elbow"));
+    // Near each keyframe's time the arm is near that keyframe (the servos
+    // lag their moving targets a little), and it settles on the last one.
+    auto at = [&](double time) {
+      for (const auto& row : csv.rows)
+        if (row[t] >= time - 1e-9) return row;
+      return csv.rows.last();
+    };
+    const auto reach = at(1.0);
+    QVERIFY2(std::abs(reach[shoulder] - 0.8) < 0.1 && std::abs(reach[elbow] + 0.6) < 0.1,
+             qPrintable(QStringLiteral("at t = 1: %1 %2").arg(reach[shoulder]).arg(reach[elbow])));
+    const auto end = csv.rows.last();
+    QVERIFY2(std::abs(end[shoulder] + 0.4) < 0.01 && std::abs(end[elbow] - 1.2) < 0.01,
+             qPrintable(QStringLiteral("at the end: %1 %2").arg(end[shoulder]).arg(end[elbow])));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestRunnerCli)

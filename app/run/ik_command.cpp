@@ -1,0 +1,245 @@
+// `articula-run ik`: inverse kinematics from a file's initial state.
+#include "cli.hpp"
+#include "commands.hpp"
+#include "state_columns.hpp"
+#include "world_setup.hpp"
+
+#include <articula/error.hpp>
+#include <articula/ik.hpp>
+#include <articula/io/scene_file.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace articula::run {
+
+namespace {
+
+struct Target {
+  std::string frame;
+  Vector3d position = Vector3d::Zero();
+  std::optional<Matrix3d> rotation;  // from roll, pitch, yaw
+};
+
+struct IkCommandOptions {
+  WorldSetup setup;
+  std::vector<Target> targets;
+  std::vector<std::string> pins;
+  bool posture = false;
+  int restarts = 10;
+  int maxIterations = 100;
+  bool json = false;
+  std::string out;
+};
+
+Target parseTarget(const std::string& text) {
+  const std::size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    usageError("--target expects FRAME=X,Y,Z[,ROLL,PITCH,YAW], got '" + text + "'");
+  Target t;
+  t.frame = text.substr(0, eq);
+  std::vector<double> values;
+  std::stringstream list(text.substr(eq + 1));
+  std::string item;
+  while (std::getline(list, item, ',')) values.push_back(parseDouble("--target " + t.frame, item));
+  if (values.size() != 3 && values.size() != 6) {
+    usageError("--target " + t.frame + ": expected 3 numbers (X,Y,Z) or 6 (X,Y,Z,ROLL,PITCH,YAW), got " +
+               std::to_string(values.size()));
+  }
+  t.position = Vector3d(values[0], values[1], values[2]);
+  if (values.size() == 6) {
+    t.rotation = (Eigen::AngleAxisd(values[5], Vector3d::UnitZ()) * Eigen::AngleAxisd(values[4], Vector3d::UnitY()) *
+                  Eigen::AngleAxisd(values[3], Vector3d::UnitX()))
+                     .toRotationMatrix();
+  }
+  return t;
+}
+
+IkCommandOptions parseIk(const std::vector<std::string>& argv) {
+  IkCommandOptions o;
+  InputOptions& input = o.setup.input;
+  ArgScanner args(argv);
+  while (!args.done()) {
+    const std::string a = args.next();
+    if (a == "--target") {
+      o.targets.push_back(parseTarget(args.value()));
+    } else if (a == "--pin") {
+      o.pins.push_back(args.value());
+      if (o.pins.back().empty()) usageError("--pin needs a frame name");
+    } else if (a == "--posture") {
+      args.noValue();
+      o.posture = true;
+    } else if (a == "--restarts") {
+      const long n = parseLong(a, args.value());
+      if (n < 0 || n > 10000) usageError("--restarts must be in [0, 10000]");
+      o.restarts = static_cast<int>(n);
+    } else if (a == "--max-iterations") {
+      const long n = parseLong(a, args.value());
+      if (n < 1 || n > 1000000) usageError("--max-iterations must be in [1, 1000000]");
+      o.maxIterations = static_cast<int>(n);
+    } else if (a == "--json") {
+      args.noValue();
+      o.json = true;
+    } else if (a == "--out") {
+      o.out = args.value();
+      if (o.out.empty()) usageError("--out needs a file name");
+    } else if (a == "--set") {
+      const std::string s = args.value();
+      const std::size_t eq = s.rfind('=');
+      if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
+      o.setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
+    } else if (a == "--keyframe") {
+      o.setup.keyframe = args.value();
+      if (o.setup.keyframe.empty()) usageError("--keyframe needs a keyframe name");
+    } else if (a == "--scene") {
+      input.scene = args.value();
+    } else if (parseInputOption(args, a, input)) {
+    } else if (!a.empty() && a[0] != '-' && input.file.empty()) {
+      input.file = a;
+    } else if (!a.empty() && a[0] != '-') {
+      usageError("ik takes one FILE (got '" + input.file + "' and '" + a + "')");
+    } else {
+      usageError("unknown option '" + a + "'");
+    }
+  }
+  if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
+  if (input.file.empty() && input.scene.empty()) usageError("ik needs a FILE (.articula, .urdf, .sdf or .world)");
+  if (o.targets.empty()) usageError("ik needs at least one --target FRAME=X,Y,Z[,ROLL,PITCH,YAW]");
+  if (!o.out.empty()) {
+    checkOutputOption("--out", o.out);
+    if (!input.file.empty() && sameFile(o.out, input.file))
+      usageError(o.out + " is the input file; it would be overwritten");
+  }
+  return o;
+}
+
+// A link ("LINK" when unique, or "MULTIBODY/LINK"), rigid body or user frame.
+Frame resolveFrame(const World& world, const std::string& name, const char* option) {
+  const std::size_t slash = name.find('/');
+  if (slash != std::string::npos) {
+    if (auto mb = world.getMultibody(name.substr(0, slash))) {
+      if (auto link = mb->getLink(name.substr(slash + 1))) return *link;
+    }
+    throw CliError(std::string(option) + ": no link '" + name + "'");
+  }
+  std::vector<Frame> found;
+  std::vector<std::string> owners;
+  for (const Multibody& mb : world.getMultibodies()) {
+    if (auto link = mb.getLink(name)) {
+      found.push_back(*link);
+      owners.push_back(mb.name() + "/" + name);
+    }
+  }
+  if (found.size() > 1) {
+    std::string list;
+    for (const auto& n : owners) list += (list.empty() ? "" : ", ") + n;
+    throw CliError(std::string(option) + ": '" + name + "' names several links (" + list + "); write MULTIBODY/LINK");
+  }
+  if (found.size() == 1) return found.front();
+  if (auto f = world.getFrame(name)) return *f;
+  if (auto b = world.getRigidBody(name)) return *b;
+  std::string hint;
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Link& l : mb.getLinks()) {
+      if (l.name().find(name) != std::string::npos || name.find(l.name()) != std::string::npos) {
+        hint += (hint.empty() ? "" : ", ") + l.name();
+      }
+    }
+  }
+  throw CliError(std::string(option) + ": no link, rigid body or frame named '" + name + "'" +
+                 (hint.empty() ? std::string() : " (similar: " + hint + ")"));
+}
+
+std::string number(double x) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.9g", x);
+  return buffer;
+}
+
+}  // namespace
+
+int ikCommand(const std::vector<std::string>& argv) {
+  const IkCommandOptions o = parseIk(argv);
+  World world;
+  prepareWorld(world, o.setup, o.json, /*simulate=*/false);
+
+  IkOptions options;
+  options.maxRestarts = o.restarts;
+  options.maxIterations = o.maxIterations;
+  InverseKinematics ik(world, options);
+  for (const std::string& pin : o.pins) {
+    const Frame f = resolveFrame(world, pin, "--pin");
+    ik.pin(f, "pin " + pin);
+  }
+  for (const Target& t : o.targets) {
+    const Frame f = resolveFrame(world, t.frame, "--target");
+    IkTaskOptions to;
+    to.name = t.frame;
+    if (t.rotation) {
+      Isometry3d X = Isometry3d::Identity();
+      X.linear() = *t.rotation;
+      X.translation() = t.position;
+      ik.addPoseTask(f, X, to);
+    } else {
+      ik.addPositionTask(f, t.position, to);
+    }
+  }
+  if (o.posture) ik.addPostureTask(world.getPositions());
+  const IkResult& r = ik.solve();
+
+  const StateColumns columns(world);
+  const VectorXd q = world.getPositions();
+  if (o.json) {
+    std::cout << "{\"converged\": " << (r.converged ? "true" : "false") << ", \"iterations\": " << r.iterations
+              << ", \"restarts\": " << r.restarts << ", \"constraint_residual\": " << number(r.constraintResidual)
+              << ",\n \"tasks\": [";
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      const IkTaskResult& t = r.tasks[i];
+      std::cout << (i == 0 ? "" : ",") << "\n  {\"name\": " << jsonString(t.name) << ", \"kind\": \""
+                << toString(t.kind) << "\", \"position_error\": " << number(t.position)
+                << ", \"orientation_error\": " << number(t.orientation)
+                << ", \"reached\": " << (t.reached ? "true" : "false") << "}";
+    }
+    std::cout << "],\n \"q\": {";
+    for (int i = 0; i < q.size(); ++i) {
+      std::cout << (i == 0 ? "" : ", ") << jsonString("q:" + columns.positionNames()[static_cast<std::size_t>(i)])
+                << ": " << number(q[i]);
+    }
+    std::cout << "}";
+    if (!r.converged) std::cout << ",\n \"message\": " << jsonString(r.message);
+    std::cout << "}\n";
+  } else {
+    std::cout << (r.converged ? "converged" : "not converged: " + r.message) << " (" << r.iterations << " iterations, "
+              << r.restarts << " restarts)\n";
+    for (const IkTaskResult& t : r.tasks) {
+      if (t.kind == IkTaskKind::Posture) continue;
+      std::cout << "task " << t.name << ": position error " << number(t.position) << " m";
+      if (t.kind == IkTaskKind::Pose || t.kind == IkTaskKind::Orientation) {
+        std::cout << ", orientation error " << number(t.orientation) << " rad";
+      }
+      std::cout << (t.reached ? "" : "  (not reached)") << "\n";
+    }
+    if (world.numLoopClosures() + world.numJointCouplers() > 0) {
+      std::cout << "largest closure/coupler residual " << number(r.constraintResidual) << "\n";
+    }
+    for (int i = 0; i < q.size(); ++i) {
+      std::cout << "q:" << columns.positionNames()[static_cast<std::size_t>(i)] << " = " << number(q[i]) << "\n";
+    }
+  }
+  if (!o.out.empty()) {
+    try {
+      io::saveScene(world, o.out);
+    } catch (const Error& e) {
+      throw CliError(std::string("--out: ") + e.what());
+    }
+    if (!o.json) std::cout << "wrote " << o.out << "\n";
+  }
+  std::cout << std::flush;
+  return r.converged ? kExitOk : kExitNotConverged;
+}
+
+}  // namespace articula::run
