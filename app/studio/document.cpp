@@ -56,7 +56,10 @@ void Document::adopt(std::unique_ptr<World> world, const std::filesystem::path& 
   m_undo->clear();
   m_undo->setClean();
   m_selection.clear();
+  const bool hadPins = !m_pins.empty();
+  m_pins.clear();
   emit designReset();
+  if (hadPins) emit pinsChanged();
   emit selectionChanged();
   emit fileStateChanged();
 }
@@ -205,8 +208,26 @@ void Document::setSelection(const std::vector<ObjectRef>& selection) {
   emit selectionChanged();
 }
 
+bool Document::isPinned(const ObjectRef& ref) const {
+  return std::find(m_pins.begin(), m_pins.end(), ref) != m_pins.end();
+}
+
+void Document::setPinned(const ObjectRef& ref, bool pinned) {
+  if (ref.kind != ObjectKind::Link && ref.kind != ObjectKind::RigidBody) return;
+  if (pinned == isPinned(ref)) return;
+  if (pinned) {
+    m_pins.push_back(ref);
+  } else {
+    m_pins.erase(std::remove(m_pins.begin(), m_pins.end(), ref), m_pins.end());
+  }
+  emit pinsChanged();
+}
+
 void Document::dropStaleSelection() {
   const auto stale = [this](const ObjectRef& r) { return !exists(*m_world, r); };
+  const auto before = m_pins.size();
+  m_pins.erase(std::remove_if(m_pins.begin(), m_pins.end(), stale), m_pins.end());
+  if (m_pins.size() != before) emit pinsChanged();
   if (std::none_of(m_selection.begin(), m_selection.end(), stale)) return;
   m_selection.erase(std::remove_if(m_selection.begin(), m_selection.end(), stale), m_selection.end());
   emit selectionChanged();

@@ -131,6 +131,14 @@ class Document : public QObject {
   ObjectRef current() const { return m_selection.empty() ? ObjectRef{} : m_selection.front(); }
   void setSelection(const std::vector<ObjectRef>& selection);
 
+  // ---- pins ------------------------------------------------------------------------
+  /// Links and rigid bodies held where they are while another link is
+  /// dragged (whole-body inverse kinematics). An editing aid, not part of
+  /// the scene: cleared when a design is opened or made.
+  const std::vector<ObjectRef>& pins() const { return m_pins; }
+  bool isPinned(const ObjectRef& ref) const;
+  void setPinned(const ObjectRef& ref, bool pinned);
+
   // ---- notifications used by the commands -------------------------------------
   /// Emits the change signals after a command changed the world.
   void notifyDesignChanged();
@@ -151,6 +159,8 @@ class Document : public QObject {
   void fileStateChanged();
   /// A message for the Messages dock.
   void message(const QString& text);
+  /// The pinned objects changed.
+  void pinsChanged();
 
  private:
   void dropStaleSelection();
@@ -168,6 +178,7 @@ class Document : public QObject {
   std::optional<io::SceneRecording> m_recording;
   std::optional<VectorXd> m_dragStart;
   std::vector<ObjectRef> m_selection;
+  std::vector<ObjectRef> m_pins;
   bool m_locked = false;
 };
 

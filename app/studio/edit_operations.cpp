@@ -558,6 +558,10 @@ void remove(World& world, const ObjectRef& ref) {
       if (!findSchedule(world, ref)) throw InvalidArgument("no schedule '" + ref.name + "'");
       world.removeSchedule(ref.name);
       return;
+    case ObjectKind::Keyframe:
+      if (!findKeyframe(world, ref)) throw InvalidArgument("no keyframe '" + ref.name + "'");
+      world.removeKeyframe(ref.name);
+      return;
     case ObjectKind::Frame:
       world.remove(requireFrame(world, ref));
       return;

@@ -482,6 +482,9 @@ void Inspector::rebuild() {
         case ObjectKind::Schedule:
           buildSchedule();
           break;
+        case ObjectKind::Keyframe:
+          buildKeyframe();
+          break;
         case ObjectKind::Frame:
           buildFrame();
           break;
@@ -1112,6 +1115,12 @@ void Inspector::buildLink() {
   });
   addInertiaFields(ref);
   addCoordinateFields(jointRef);
+  // Held where it is while another link is dragged (an editing aid, not saved).
+  auto* pin = new QCheckBox(tr("Pinned while dragging others"));
+  pin->setObjectName(QStringLiteral("field_pinned"));
+  pin->setChecked(m_document->isPinned(ref));
+  connect(pin, &QCheckBox::toggled, this, [this, ref](bool on) { m_document->setPinned(ref, on); });
+  m_form->addRow(pin);
   if (m_readOnly) buildSimulationControls(jointRef);
 }
 
@@ -1766,6 +1775,67 @@ void Inspector::buildSchedule() {
       break;
     }
   }
+}
+
+void Inspector::buildKeyframe() {
+  const ObjectRef ref = m_ref;
+  addHeading(tr("Keyframe"));
+  const auto keyframe = [ref](const World& w) {
+    const auto k = findKeyframe(w, ref);
+    if (!k) throw InvalidArgument("no keyframe '" + ref.name + "'");
+    return *k;
+  };
+  addValueLabel(tr("Name"), QStringLiteral("name"), [ref](const World&) { return qs(ref.name); });
+  addNumber(
+      tr("Time (s)"), QStringLiteral("time"), [keyframe](const World& w) { return keyframe(w).time; },
+      [](double v) { return std::isfinite(v) && v >= 0.0 ? QString() : tr("Must be finite and >= 0."); },
+      [ref, keyframe](World& w, double v) {
+        KeyframeSpec k = keyframe(w);
+        k.time = v;
+        w.setKeyframe(ref.name, k);
+      },
+      0.1);
+  addValueLabel(tr("Holds"), QStringLiteral("holds"), [keyframe](const World& w) {
+    const KeyframeSpec k = keyframe(w);
+    QString text = tr("%1 positions").arg(k.q.size());
+    if (k.v.size() > 0) text += tr(", velocities");
+    if (k.controls.size() > 0) text += tr(", controls");
+    return text;
+  });
+  auto* apply = new QPushButton(tr("Apply"));
+  apply->setObjectName(QStringLiteral("button_apply_keyframe"));
+  apply->setToolTip(tr("Pose the design as this keyframe (undoable)"));
+  apply->setEnabled(!m_readOnly);
+  connect(apply, &QPushButton::clicked, this, [this, ref] {
+    const std::optional<KeyframeSpec> k = findKeyframe(m_document->world(), ref);
+    if (!k) return;
+    if (k->q.size() != m_document->world().numPositions()) {
+      m_document->report(tr("Keyframe %1 holds %2 positions; the design now has %3 (it was edited since).")
+                             .arg(qs(ref.name))
+                             .arg(k->q.size())
+                             .arg(m_document->world().numPositions()));
+      return;
+    }
+    m_document->setPositions(tr("Apply keyframe %1").arg(qs(ref.name)), k->q);
+  });
+  auto* update = new QPushButton(tr("Update from Pose"));
+  update->setObjectName(QStringLiteral("button_update_keyframe"));
+  update->setToolTip(tr("Store the design's current pose in this keyframe"));
+  update->setEnabled(!m_readOnly);
+  connect(update, &QPushButton::clicked, this, [this, ref, keyframe] {
+    QString error;
+    if (!m_document->edit(
+            tr("Update keyframe %1").arg(qs(ref.name)),
+            [ref, keyframe](World& w) {
+              const KeyframeSpec old = keyframe(w);
+              w.setKeyframe(ref.name, w.captureKeyframe(ref.name, old.time, old.v.size() > 0, old.controls.size() > 0));
+            },
+            &error)) {
+      m_document->report(error);
+    }
+  });
+  m_form->addRow(apply);
+  m_form->addRow(update);
 }
 
 void Inspector::buildFrame() {

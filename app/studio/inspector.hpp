@@ -79,6 +79,7 @@ class Inspector : public QWidget {
   void buildCoupler();
   void buildActuator();
   void buildSchedule();
+  void buildKeyframe();
   void buildFrame();
   void buildSimulationControls(const ObjectRef& jointRef);
 

@@ -54,10 +54,12 @@
 #include <QUndoView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <csignal>
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include <unistd.h>
 
@@ -181,6 +183,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   connect(m_document, &Document::designChanged, this, &MainWindow::updateActions);
   connect(m_document, &Document::lockedChanged, m_inspector, &Inspector::reload);
   connect(m_document, &Document::designReset, this, &MainWindow::updateActions);
+  connect(m_document, &Document::pinsChanged, m_inspector, &Inspector::reload);
   connect(m_document, &Document::positionsChanged, this, [this] {
     m_residualLabel->setText(tr("closure residual %1").arg(m_document->maxClosureResidual(), 0, 'g', 3));
   });
@@ -453,6 +456,12 @@ void MainWindow::createMenus() {
   edit->addAction(m_duplicateAction);
   edit->addAction(m_deleteAction);
   edit->addSeparator();
+  m_pinAction = edit->addAction(tr("&Pin Selected While Dragging"));
+  m_pinAction->setObjectName("actionPinSelected");
+  m_pinAction->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
+  m_pinAction->setToolTip(tr("Hold the selected links where they are while another link is dragged (toggle)"));
+  connect(m_pinAction, &QAction::triggered, this, &MainWindow::togglePinSelected);
+  edit->addSeparator();
   edit->addAction(m_preferencesAction);
 
   QMenu* create = menuBar()->addMenu(tr("&Create"));
@@ -534,6 +543,8 @@ void MainWindow::createMenus() {
   ground->setObjectName("actionCreateGroundPlane");
   connect(ground, &QAction::triggered, this, &MainWindow::createGroundPlane);
   m_createActions.push_back(ground);
+
+  createKeyframeMenu();
 
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->addAction(m_simulateAction);
@@ -660,6 +671,138 @@ void MainWindow::createToolBar() {
           [this] { m_simulation->setTargetRealTimeFactor(m_rtfBox->currentData().toDouble()); });
   bar->addWidget(new QLabel(tr(" Real time: "), this));
   bar->addWidget(m_rtfBox);
+
+  // The keyframe strip: capture, and one button per keyframe (in time order) that applies it.
+  m_keyframeBar = new QToolBar(tr("Keyframes"), this);
+  m_keyframeBar->setObjectName("keyframeStrip");
+  addToolBarBreak();
+  addToolBar(m_keyframeBar);
+  rebuildKeyframeStrip();
+}
+
+void MainWindow::createKeyframeMenu() {
+  QMenu* menu = menuBar()->addMenu(tr("&Keyframes"));
+  m_captureAction = menu->addAction(tr("&Capture Pose"));
+  m_captureAction->setObjectName("actionCaptureKeyframe");
+  m_captureAction->setShortcut(QKeySequence(tr("Ctrl+K")));
+  m_captureAction->setToolTip(tr("Store the design's pose as a new keyframe, 1 s after the last one"));
+  connect(m_captureAction, &QAction::triggered, this, &MainWindow::captureKeyframe);
+  m_applyKeyframeMenu = menu->addMenu(tr("&Apply Keyframe"));
+  m_applyKeyframeMenu->setObjectName("applyKeyframeMenu");
+  connect(m_applyKeyframeMenu, &QMenu::aboutToShow, this, [this] {
+    m_applyKeyframeMenu->clear();
+    std::vector<KeyframeSpec> keys = m_document->world().getKeyframes();
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+    for (const KeyframeSpec& k : keys) {
+      const QString name = QString::fromStdString(k.name);
+      QAction* a = m_applyKeyframeMenu->addAction(tr("%1 (t = %2 s)").arg(name).arg(k.time));
+      a->setEnabled(!isSimulating());
+      connect(a, &QAction::triggered, this, [this, name] { applyKeyframe(name); });
+    }
+    if (keys.empty()) m_applyKeyframeMenu->addAction(tr("(no keyframes)"))->setEnabled(false);
+  });
+  m_keyframeSchedulesAction = menu->addAction(tr("&Schedules from Keyframes"));
+  m_keyframeSchedulesAction->setObjectName("actionKeyframeSchedules");
+  m_keyframeSchedulesAction->setToolTip(
+      tr("Drive every position servo through the keyframes in time order (one schedule per servo)"));
+  connect(m_keyframeSchedulesAction, &QAction::triggered, this, &MainWindow::makeKeyframeSchedules);
+  m_createActions.push_back(m_captureAction);
+  m_createActions.push_back(m_keyframeSchedulesAction);
+}
+
+void MainWindow::rebuildKeyframeStrip() {
+  if (m_keyframeBar == nullptr) return;
+  m_keyframeBar->clear();
+  m_keyframeBar->addWidget(new QLabel(tr(" Keyframes: "), m_keyframeBar));
+  m_keyframeBar->addAction(m_captureAction);
+  std::vector<KeyframeSpec> keys = m_document->world().getKeyframes();
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+  for (const KeyframeSpec& k : keys) {
+    const QString name = QString::fromStdString(k.name);
+    QAction* a = m_keyframeBar->addAction(tr("%1 · %2 s").arg(name).arg(k.time));
+    a->setObjectName("keyframe_" + name);
+    a->setToolTip(tr("Apply keyframe %1").arg(name));
+    a->setEnabled(!isSimulating());
+    connect(a, &QAction::triggered, this, [this, name] { applyKeyframe(name); });
+  }
+  if (!keys.empty()) m_keyframeBar->addAction(m_keyframeSchedulesAction);
+}
+
+void MainWindow::captureKeyframe() {
+  const World& w = m_document->world();
+  double time = 0.0;
+  std::set<std::string> taken;
+  for (const KeyframeSpec& k : w.getKeyframes()) {
+    time = std::max(time, k.time + 1.0);
+    taken.insert(k.name);
+  }
+  std::string name;
+  for (int i = 1; name.empty() || taken.count(name) != 0; ++i) name = "pose_" + std::to_string(i);
+  if (editWithMessage(tr("Capture keyframe %1").arg(QString::fromStdString(name)),
+                      [&](World& world) { world.addKeyframe(world.captureKeyframe(name, time)); })) {
+    m_document->setSelection({{ObjectKind::Keyframe, name}});
+  }
+}
+
+void MainWindow::applyKeyframe(const QString& name) {
+  if (isSimulating()) return;
+  const std::optional<KeyframeSpec> k = m_document->world().getKeyframe(name.toStdString());
+  if (!k) return;
+  if (k->q.size() != m_document->world().numPositions()) {
+    m_dialogs.error(this, tr("Apply keyframe"),
+                    tr("Keyframe %1 holds %2 positions; the design now has %3 (it was edited since the keyframe "
+                       "was captured).")
+                        .arg(name)
+                        .arg(k->q.size())
+                        .arg(m_document->world().numPositions()));
+    return;
+  }
+  m_document->setPositions(tr("Apply keyframe %1").arg(name), k->q);
+  statusBar()->showMessage(tr("Keyframe %1 applied").arg(name), 3000);
+}
+
+void MainWindow::makeKeyframeSchedules() {
+  std::vector<KeyframeSpec> keys = m_document->world().getKeyframes();
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+  std::vector<std::string> names;
+  for (const KeyframeSpec& k : keys) names.push_back(k.name);
+  if (names.empty()) {
+    m_dialogs.error(this, tr("Schedules from keyframes"), tr("Capture keyframes first (Keyframes ▸ Capture Pose)."));
+    return;
+  }
+  int made = 0;
+  if (!editWithMessage(tr("Schedules from keyframes"), [&](World& w) {
+        const std::vector<ScheduleSpec> schedules = w.makeKeyframeSchedules(names);
+        if (schedules.empty()) {
+          throw InvalidArgument(
+              "no position servo to drive: add position servos to the joints first (Create ▸ Actuator on "
+              "Selected Joint ▸ Position)");
+        }
+        for (const ScheduleSpec& s : schedules) {
+          w.removeSchedule(s.name);
+          w.addSchedule(s);
+        }
+        made = static_cast<int>(schedules.size());
+      })) {
+    return;
+  }
+  appendMessage(tr("%1 position servo(s) follow the %2 keyframes (schedules keyframes_*)").arg(made).arg(names.size()));
+}
+
+void MainWindow::togglePinSelected() {
+  std::vector<ObjectRef> targets;
+  for (const ObjectRef& r : m_document->selection()) {
+    if (r.kind == ObjectKind::Link || r.kind == ObjectKind::RigidBody) targets.push_back(r);
+  }
+  if (targets.empty()) {
+    statusBar()->showMessage(tr("Select links to pin"), 3000);
+    return;
+  }
+  const bool pin = !m_document->isPinned(targets.front());
+  for (const ObjectRef& r : targets) m_document->setPinned(r, pin);
+  QStringList names;
+  for (const ObjectRef& r : m_document->pins()) names << QString::fromStdString(r.name);
+  statusBar()->showMessage(names.isEmpty() ? tr("Nothing pinned") : tr("Pinned: %1").arg(names.join(", ")), 5000);
 }
 
 void MainWindow::selectRealTimeFactor(double factor) {
@@ -700,6 +843,7 @@ void MainWindow::updateActions() {
   m_modeLabel->setStyleSheet(sim ? "QLabel { background: #c0392b; color: white; font-weight: bold; }"
                                  : "QLabel { background: #2e7d32; color: white; font-weight: bold; }");
   for (QAction* a : m_createActions) a->setEnabled(!sim);
+  rebuildKeyframeStrip();
   for (QAction* a : {m_deleteAction, m_duplicateAction, m_renameAction, m_newAction, m_openAction, m_insertAction}) {
     a->setEnabled(!sim);
   }

@@ -145,6 +145,13 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void createToolBar();
   void createStatusBar();
+  // Keyframes and pins (whole-body posing).
+  void createKeyframeMenu();
+  void rebuildKeyframeStrip();
+  void captureKeyframe();
+  void applyKeyframe(const QString& name);
+  void makeKeyframeSchedules();
+  void togglePinSelected();
   /// Shows `factor` in the toolbar's real-time box (and so targets it).
   void selectRealTimeFactor(double factor);
   void updateTitle();
@@ -208,6 +215,11 @@ class MainWindow : public QMainWindow {
   QLabel* m_rtfLabel = nullptr;
   QLabel* m_residualLabel = nullptr;
   QComboBox* m_rtfBox = nullptr;
+  QToolBar* m_keyframeBar = nullptr;
+  QAction* m_pinAction = nullptr;
+  QAction* m_captureAction = nullptr;
+  QAction* m_keyframeSchedulesAction = nullptr;
+  QMenu* m_applyKeyframeMenu = nullptr;
   QTimer* m_autosaveTimer = nullptr;
   bool m_syncingSelection = false;
   bool m_freshTree = false;

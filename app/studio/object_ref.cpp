@@ -26,6 +26,8 @@ const char* kindName(ObjectKind kind) {
       return "actuator";
     case ObjectKind::Schedule:
       return "schedule";
+    case ObjectKind::Keyframe:
+      return "keyframe";
     case ObjectKind::Frame:
       return "frame";
     case ObjectKind::Group:
@@ -132,6 +134,11 @@ std::optional<ScheduleSpec> findSchedule(const World& world, const ObjectRef& re
   return std::nullopt;
 }
 
+std::optional<KeyframeSpec> findKeyframe(const World& world, const ObjectRef& ref) {
+  if (ref.kind != ObjectKind::Keyframe) return std::nullopt;
+  return world.getKeyframe(ref.name);
+}
+
 std::optional<JointCoupler> findCoupler(const World& world, const ObjectRef& ref) {
   if (ref.kind != ObjectKind::Coupler) return std::nullopt;
   return world.getJointCoupler(ref.name);
@@ -182,6 +189,8 @@ bool exists(const World& world, const ObjectRef& ref) {
       return findActuator(world, ref).has_value();
     case ObjectKind::Schedule:
       return findSchedule(world, ref).has_value();
+    case ObjectKind::Keyframe:
+      return findKeyframe(world, ref).has_value();
     case ObjectKind::Frame:
       return findFrame(world, ref).has_value();
     case ObjectKind::None:

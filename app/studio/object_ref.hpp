@@ -24,6 +24,7 @@ enum class ObjectKind {
   Coupler,      ///< name: the joint coupler's
   Actuator,     ///< name: the actuator's
   Schedule,     ///< name: the schedule's
+  Keyframe,     ///< name: the keyframe's
   Frame,        ///< name: the user frame's
   Group,        ///< a heading of the scene tree ("Loop closures", ...): not an object
 };
@@ -66,6 +67,7 @@ std::optional<LoopClosure> findLoopClosure(const World& world, const ObjectRef& 
 std::optional<JointCoupler> findCoupler(const World& world, const ObjectRef& ref);
 std::optional<Actuator> findActuator(const World& world, const ObjectRef& ref);
 std::optional<ScheduleSpec> findSchedule(const World& world, const ObjectRef& ref);
+std::optional<KeyframeSpec> findKeyframe(const World& world, const ObjectRef& ref);
 /// The frame of a World, RigidBody, Link (a Joint gives its child link) or
 /// Frame reference.
 std::optional<articula::Frame> findFrame(const World& world, const ObjectRef& ref);

@@ -109,6 +109,10 @@ void SceneTreeModel::rebuild() {
   for (const ScheduleSpec& s : world.getSchedules()) {
     addNode(schedules, {ObjectKind::Schedule, s.name}, qs(s.name), qs("drives " + s.actuator));
   }
+  const int keyframes = addNode(-1, {ObjectKind::Group, "keyframes"}, tr("Keyframes"), QString());
+  for (const KeyframeSpec& k : world.getKeyframes()) {
+    addNode(keyframes, {ObjectKind::Keyframe, k.name}, qs(k.name), tr("pose at t = %1 s").arg(k.time));
+  }
   endResetModel();
 }
 

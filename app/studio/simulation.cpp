@@ -936,6 +936,13 @@ std::optional<double> Simulation::shownJointPosition(const ObjectRef& joint, int
   return snapshot.positions[index];
 }
 
+std::optional<VectorXd> Simulation::shownPositions() const {
+  if (!m_worker) return std::nullopt;
+  const viewer::RenderSnapshot& snapshot = m_publisher->latest();
+  if (snapshot.version == 0 || snapshot.version < m_firstSnapshotVersion) return std::nullopt;
+  return Eigen::Map<const VectorXd>(snapshot.positions.data(), static_cast<Eigen::Index>(snapshot.positions.size()));
+}
+
 void Simulation::scrubTo(std::size_t index) {
   if (m_worker) m_worker->post([w = m_worker.get(), index] { w->scrubTo(index); });
 }

@@ -139,6 +139,8 @@ class Simulation : public QObject {
   /// from publisher() (by the viewport); nullopt when no snapshot of this
   /// simulation has been acquired or the joint has no such coordinate.
   std::optional<double> shownJointPosition(const ObjectRef& joint, int dof) const;
+  /// Every position coordinate of the shown state (none before the first snapshot).
+  std::optional<VectorXd> shownPositions() const;
 
   // ---- replay --------------------------------------------------------------------
   /// Pauses and shows recorded frame `index` (the world is restored to it).

@@ -3,6 +3,7 @@
 #include "document.hpp"
 #include "simulation.hpp"
 
+#include <articula/ik.hpp>
 #include <articula/viewer/render_snapshot.hpp>
 #include <articula/viewer/scene_description.hpp>
 #include <articula/viewer/scene_view.hpp>
@@ -36,6 +37,18 @@ struct ViewportWidget::Impl {
   Vector3d pulledLocalPoint = Vector3d::Zero();
   Vector3d pullPlanePoint = Vector3d::Zero();
   Vector3d pullPlaneNormal = Vector3d::UnitZ();
+  /// Whole-body inverse kinematics of the current link drag (set up when
+  /// the drag starts): the dragged point or pose, the pins, a posture.
+  std::unique_ptr<InverseKinematics> ik;
+  int ikTask = -1;
+  bool ikTranslate = true;
+  Vector3d ikPoint = Vector3d::Zero();  ///< translate: the dragged point in the link frame (its centre of mass)
+  VectorXd ikQ;                         ///< the last solution: the next solve starts there
+  /// Simulation mode: a kinematic copy of the design, posed at the shown
+  /// state, on which drags are solved; the solution becomes the targets of
+  /// the position actuators (actuator name, its coordinate in q).
+  std::unique_ptr<World> shadow;
+  std::vector<std::pair<std::string, int>> servoCoordinates;
 };
 
 namespace {
@@ -68,12 +81,6 @@ ObjectRef refOfBodyName(const std::string& name) {
   return {ObjectKind::RigidBody, name};
 }
 
-/// Rotation vector (axis·angle) taking orientation R to Rd, world coordinates.
-Vector3d rotationError(const Matrix3d& R, const Matrix3d& Rd) {
-  const Eigen::AngleAxisd aa(Rd * R.transpose());
-  return aa.axis() * aa.angle();
-}
-
 }  // namespace
 
 ViewportWidget::ViewportWidget(Document* document, Simulation* simulation, QWidget* parent)
@@ -95,6 +102,7 @@ ViewportWidget::ViewportWidget(Document* document, Simulation* simulation, QWidg
   connect(m_timer, &QTimer::timeout, this, [this] {
     if (m_simulationMode && m->viewport && m_simulation->isActive()) {
       if (m->viewport->pullSnapshot(m_simulation->publisher())) {
+        if (!m->gizmoTarget.isNone() && !m->gizmoDragging) placeGizmo();
         update();
         emit snapshotShown();
       }
@@ -145,6 +153,7 @@ void ViewportWidget::onDesignChanged() {
   // The document ended any positions drag (a structural edit came first):
   // the next gizmo motion starts a new one.
   m->gizmoDragging = false;
+  m->ik.reset();
   describeDesign();
   onSelectionChanged();
   if (m_fitPending && m->viewport) {
@@ -171,14 +180,26 @@ void ViewportWidget::onSelectionChanged() {
     if (target.isNone() && (ref.kind == ObjectKind::RigidBody || ref.kind == ObjectKind::Link)) target = ref;
   }
   m->scene.setSelection(bodies);
-  m->gizmoTarget = m_simulationMode ? ObjectRef{} : target;
+  // In simulation mode a link is dragged through its position servos.
+  const bool servoDrag = target.kind == ObjectKind::Link && !m->servoCoordinates.empty();
+  m->gizmoTarget = !m_simulationMode || servoDrag ? target : ObjectRef{};
   placeGizmo();
   update();
 }
 
 void ViewportWidget::placeGizmo() {
-  const std::optional<Frame> frame = findFrame(m_document->world(), m->gizmoTarget);
-  const bool visible = !m_simulationMode && frame.has_value() && !m->gizmoTarget.isNone();
+  std::optional<Frame> frame;
+  if (!m_simulationMode) {
+    frame = findFrame(m_document->world(), m->gizmoTarget);
+  } else if (m->shadow && !m->gizmoTarget.isNone()) {
+    // At the shown state (the gizmo stays where the drag put it meanwhile).
+    if (const std::optional<VectorXd> shown = m_simulation->shownPositions();
+        shown && shown->size() == m->shadow->numPositions()) {
+      if (!m->gizmoDragging) m->shadow->setPositions(*shown);
+      frame = findFrame(*m->shadow, m->gizmoTarget);
+    }
+  }
+  const bool visible = frame.has_value() && !m->gizmoTarget.isNone();
   m->scene.setGizmoVisible(visible);
   if (!visible) return;
   if (!m->gizmoDragging) m->scene.gizmo().setPose(frame->getWorldTransform());
@@ -192,9 +213,11 @@ void ViewportWidget::setGizmoTranslate(bool translate) {
 }
 
 void ViewportWidget::onGizmoPose(const Isometry3d& desired) {
+  if (m_simulationMode) return onSimulationGizmoPose(desired);
   World& world = m_document->world();
   if (m_document->isLocked()) return;
   if (!m_document->isDraggingPositions()) m_document->beginPositionsDrag();
+  const bool dragging = m->gizmoDragging;
   m->gizmoDragging = true;
   const VectorXd q0 = world.getPositions();
   if (std::optional<RigidBody> body = findRigidBody(world, m->gizmoTarget)) {
@@ -203,48 +226,95 @@ void ViewportWidget::onGizmoPose(const Isometry3d& desired) {
     world.setPositions(q0);
     m_document->setPositionsLive(q, {m->gizmoTarget});
   } else if (const std::optional<Link> link = findLink(world, m->gizmoTarget)) {
-    // The link's own joint coordinates: damped least squares on the
-    // columns of its joint in the link's world Jacobian ([angular; linear]
-    // at the link origin), a few iterations toward the desired pose.
-    Joint joint = link->getParentJoint();
-    const int nv = joint.numDofs();
-    if (nv == 0) return;
-    Multibody mb = link->getMultibody();
-    if (joint.type() == JointType::Free) {
-      const JointSpec spec = joint.getSpec();
-      const Isometry3d X_parent =
-          link->getParentLink() ? link->getParentLink()->getWorldTransform() : Isometry3d::Identity();
-      const Isometry3d X_J = spec.parentOffset.inverse() * X_parent.inverse() * desired * spec.childOffset;
-      const Eigen::Quaterniond quat(X_J.linear());
-      VectorXd qj(7);
-      qj << X_J.translation(), quat.x(), quat.y(), quat.z(), quat.w();
-      joint.setPositions(qj);
-    } else if (joint.numPositions() == nv) {
-      // Damped least squares on the columns of this joint: in translate
-      // mode the link's centre of mass follows the dragged displacement
-      // (a revolute link's origin may sit on its axis and cannot move), in
-      // rotate mode its orientation follows the dragged rotation.
-      const bool translate = m->scene.gizmo().mode() == viewer::GizmoMode::Translate;
-      const Vector3d com = link->getInertia().com;
-      const Vector3d target = desired * com;
-      const double lambda = 1e-3;
-      for (int iteration = 0; iteration < 10; ++iteration) {
-        const Isometry3d X = link->getWorldTransform();
-        const Vector3d e = translate ? Vector3d(target - X * com) : rotationError(X.linear(), desired.linear());
-        if (e.norm() < 1e-10) break;
-        const Matrix6Xd J6 = mb.getJacobian(*link, com).middleCols(joint.velocityOffset(), nv);
-        const Matrix3Xd J = translate ? Matrix3Xd(J6.bottomRows<3>()) : Matrix3Xd(J6.topRows<3>());
-        const Matrix3d A = J * J.transpose() + lambda * lambda * Matrix3d::Identity();
-        const VectorXd dq = J.transpose() * A.ldlt().solve(e);
-        joint.setPositions(joint.getPositions() + dq);
-      }
-    } else {
-      return;  // a ball joint is turned from the inspector
-    }
-    const VectorXd q = world.getPositions();
-    world.setPositions(q0);
-    m_document->setPositionsLive(q, {m->gizmoTarget});
+    if (!dragging || !m->ik) startIk(world, *link, q0);
+    const IkResult& r = solveIk(desired);
+    m_document->setPositionsLive(m->ikQ, {m->gizmoTarget});
+    reportIk(r, m_document->maxClosureResidual());
   }
+}
+
+void ViewportWidget::startIk(World& world, const Link& link, const VectorXd& q0) {
+  IkOptions options;
+  options.maxIterations = 60;  // per mouse motion: the drag continues from where it got
+  m->ik = std::make_unique<InverseKinematics>(world, options);
+  m->ikTranslate = m->scene.gizmo().mode() == viewer::GizmoMode::Translate;
+  for (const ObjectRef& pin : m_document->pins()) {
+    if (pin == m->gizmoTarget) continue;
+    if (const std::optional<Frame> f = findFrame(world, pin)) m->ik->pin(*f, "pin " + pin.name);
+  }
+  IkTaskOptions task;
+  task.name = m->gizmoTarget.name;
+  if (m->ikTranslate) {
+    // A revolute link's origin may sit on its axis: the centre of mass follows the drag.
+    m->ikPoint = link.getInertia().com;
+    task.offset = Isometry3d(Eigen::Translation3d(m->ikPoint));
+    m->ikTask = m->ik->addPositionTask(link, link.getWorldTransform() * m->ikPoint, task);
+  } else {
+    m->ikTask = m->ik->addPoseTask(link, link.getWorldTransform(), task);
+  }
+  m->ik->addPostureTask(q0);
+  m->ikQ = q0;
+}
+
+const IkResult& ViewportWidget::solveIk(const Isometry3d& desired) {
+  if (m->ikTranslate) {
+    m->ik->setTargetPosition(m->ikTask, desired * m->ikPoint);
+  } else {
+    m->ik->setTarget(m->ikTask, desired);
+  }
+  return m->ik->solve(m->ikQ, m->ikQ);
+}
+
+void ViewportWidget::reportIk(const IkResult& r, double closureResidual) {
+  QString text;
+  for (const IkTaskResult& t : r.tasks) {
+    if (t.name != m->gizmoTarget.name) continue;
+    text = r.converged ? tr("IK: %1 follows (%2 iterations)").arg(QString::fromStdString(t.name)).arg(r.iterations)
+                       : tr("IK: %1 cannot reach the target; closest pose, %2 mm away")
+                             .arg(QString::fromStdString(t.name))
+                             .arg(1000.0 * t.position, 0, 'f', 1);
+  }
+  if (!m_document->pins().empty()) text += tr(" · %1 pinned").arg(m_document->pins().size());
+  if (closureResidual > 0.0) text += tr(" · closure residual %1").arg(closureResidual, 0, 'g', 2);
+  emit statusMessage(text);
+}
+
+void ViewportWidget::startSimulationShadow() {
+  m->shadow.reset();
+  m->servoCoordinates.clear();
+  try {
+    m->shadow = std::make_unique<World>(m_document->world().getSpec());
+  } catch (const std::exception&) {
+    return;  // the simulation reports what is wrong with the design
+  }
+  for (const Actuator& a : m->shadow->getActuators()) {
+    const ActuatorSpec spec = a.getSpec();
+    if (spec.type != ActuatorType::PositionServo && spec.type != ActuatorType::Pid) continue;
+    const std::size_t slash = spec.joint.find('/');
+    if (slash == std::string::npos) continue;
+    const std::optional<Multibody> mb = m->shadow->getMultibody(spec.joint.substr(0, slash));
+    const std::optional<Joint> joint = mb ? mb->getJoint(spec.joint.substr(slash + 1)) : std::nullopt;
+    if (!joint || joint->numPositions() != joint->numDofs()) continue;
+    m->servoCoordinates.emplace_back(spec.name, joint->positionOffset() + spec.coordinate);
+  }
+}
+
+// Simulation mode: the drag is solved on the shadow from the shown state,
+// and the solution becomes the position actuators' targets.
+void ViewportWidget::onSimulationGizmoPose(const Isometry3d& desired) {
+  if (!m->shadow || m->servoCoordinates.empty()) return;
+  const std::optional<Link> link = findLink(*m->shadow, m->gizmoTarget);
+  if (!link) return;
+  if (!m->gizmoDragging || !m->ik) {
+    const std::optional<VectorXd> shown = m_simulation->shownPositions();
+    if (!shown || shown->size() != m->shadow->numPositions()) return;
+    m->shadow->setPositions(*shown);
+    startIk(*m->shadow, *link, *shown);
+  }
+  m->gizmoDragging = true;
+  const IkResult& r = solveIk(desired);
+  for (const auto& [actuator, index] : m->servoCoordinates) m_simulation->setControl(actuator, m->ikQ[index]);
+  reportIk(r, 0.0);
 }
 
 void ViewportWidget::setSimulationMode(bool simulation) {
@@ -253,16 +323,21 @@ void ViewportWidget::setSimulationMode(bool simulation) {
   // The stats panel shows the running simulation's numbers only: a new
   // run starts them afresh, and design mode shows none.
   if (m->viewport) m->viewport->overlay().resetFeed();
+  m->ik.reset();
+  m->gizmoDragging = false;
   if (simulation) {
     m->scene.setDescription(std::const_pointer_cast<viewer::SceneDescription>(m_simulation->description()));
     m->gizmoTarget = {};
     m->scene.setGizmoVisible(false);
+    startSimulationShadow();
     // Draw the simulation's first snapshot at once: until then the scene
     // would show the new description with the design's poses.
     if (m->viewport) m->viewport->pullSnapshot(m_simulation->publisher());
     m_timer->start();
   } else {
     m_timer->stop();
+    m->shadow.reset();
+    m->servoCoordinates.clear();
     describeDesign();
   }
   onSelectionChanged();
@@ -389,7 +464,8 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* e) {
   m->viewport->mouseRelease(*b, toDevice(e->position().x()), toDevice(e->position().y()), toModifiers(e->modifiers()));
   if (m->gizmoDragging && !m->viewport->isDraggingGizmo()) {
     m->gizmoDragging = false;
-    m_document->endPositionsDrag(tr("Move %1").arg(QString::fromStdString(m->gizmoTarget.name)));
+    m->ik.reset();
+    if (!m_simulationMode) m_document->endPositionsDrag(tr("Move %1").arg(QString::fromStdString(m->gizmoTarget.name)));
     placeGizmo();
   }
   e->accept();

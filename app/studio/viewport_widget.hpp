@@ -27,6 +27,10 @@ class SceneView;
 struct SceneDescription;
 }  // namespace articula::viewer
 
+namespace articula {
+struct IkResult;
+}
+
 namespace articula::studio {
 
 class Document;
@@ -80,6 +84,12 @@ class ViewportWidget : public QOpenGLWidget {
   void onPositionsChanged();
   void onSelectionChanged();
   void onGizmoPose(const Isometry3d& desired);
+  void onSimulationGizmoPose(const Isometry3d& desired);
+  // Whole-body inverse kinematics of a link drag (articula/ik.hpp).
+  void startIk(World& world, const Link& link, const VectorXd& q0);
+  const IkResult& solveIk(const Isometry3d& desired);
+  void reportIk(const IkResult& result, double closureResidual);
+  void startSimulationShadow();
   void describeDesign();
   void placeDesign();
   void placeGizmo();

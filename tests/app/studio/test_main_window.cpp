@@ -41,6 +41,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QToolBar>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QtTest>
@@ -605,6 +606,135 @@ class MainWindowTest : public QObject {
     QCOMPARE(doc->sceneText(), design);
     window_->findChild<QAction*>("actionRedo")->trigger();
     QCOMPARE(findLink(doc->world(), crankRef)->getParentJoint().getPosition(0), q1);
+  }
+
+  // Whole-body inverse kinematics: dragging TALOS's left gripper with both
+  // soles pinned moves the arm and the torso, keeps the feet where they
+  // were, respects the joint limits and is one undo step.
+  void ikDragWithPinnedFeet() {
+    const fs::path urdf = kModels / "talos_data" / "robots" / "talos_reduced.urdf";
+    ARTICULA_REQUIRE_MODEL(urdf);
+    importAnswer_->root = io::RootAttachment::Floating;
+    QVERIFY(window_->openFile(QString::fromStdString(urdf.string())));
+    Document* doc = window_->document();
+    const ObjectRef hand{ObjectKind::Link, "talos/gripper_left_base_link"};
+    const ObjectRef leftSole{ObjectKind::Link, "talos/left_sole_link"};
+    const ObjectRef rightSole{ObjectKind::Link, "talos/right_sole_link"};
+    QVERIFY(findLink(doc->world(), hand) && findLink(doc->world(), leftSole) && findLink(doc->world(), rightSole));
+    doc->setSelection({leftSole, rightSole});
+    window_->findChild<QAction*>("actionPinSelected")->trigger();
+    QVERIFY(doc->isPinned(leftSole) && doc->isPinned(rightSole));
+    const Isometry3d leftAt = findLink(doc->world(), leftSole)->getWorldTransform();
+    const Isometry3d rightAt = findLink(doc->world(), rightSole)->getWorldTransform();
+    doc->setSelection({hand});
+    ViewportWidget* view = window_->viewportWidget();
+    view->grabView();
+    viewer::SceneView& scene = view->scene();
+    QVERIFY(scene.isGizmoVisible());
+    const Isometry3d X = findLink(doc->world(), hand)->getWorldTransform();
+    const double size = scene.gizmo().size();
+    const viewer::OrbitCamera& camera = view->viewport()->camera();
+    const int w = view->viewport()->width();
+    const int h = view->viewport()->height();
+    // Drag along whichever gizmo arrow looks longest on screen.
+    std::optional<Eigen::Vector2d> a, b;
+    double longest = 0.0;
+    for (const viewer::GizmoAxis axisId : {viewer::GizmoAxis::X, viewer::GizmoAxis::Y, viewer::GizmoAxis::Z}) {
+      const Vector3d axis = scene.gizmo().axisDirection(axisId);
+      const auto p = camera.project(X.translation() + 0.6 * size * axis, w, h);
+      const auto q = camera.project(X.translation() + 1.0 * size * axis, w, h);
+      if (p && q && (*q - *p).norm() > longest) {
+        longest = (*q - *p).norm();
+        a = p;
+        b = q;
+      }
+    }
+    QVERIFY(a && b);
+    const double ratio = view->devicePixelRatioF();
+    const Eigen::Vector2d dir = (*b - *a).normalized();
+    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
+      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
+    };
+    const int undoBefore = doc->undoStack()->count();
+    const VectorXd before = doc->world().getPositions();
+    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
+    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch a gizmo arrow");
+    QPoint last;
+    for (int i = 1; i <= 6; ++i) {
+      last = widgetPoint(*a + 6.0 * i * dir);
+      QTest::mouseMove(view, last);
+    }
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    const World& world = doc->world();
+    const double moved = (findLink(world, hand)->getWorldTransform().translation() - X.translation()).norm();
+    QVERIFY2(moved > 0.01, qPrintable(QString("the hand moved %1 m").arg(moved)));
+    const double feet = std::max((findLink(world, leftSole)->getWorldTransform().matrix() - leftAt.matrix()).norm(),
+                                 (findLink(world, rightSole)->getWorldTransform().matrix() - rightAt.matrix()).norm());
+    QVERIFY2(feet <= 1e-9, qPrintable(QString("the feet moved %1").arg(feet)));
+    // The arm and the torso moved, not one joint.
+    const Multibody mb = *world.getMultibody("talos");
+    auto change = [&](const std::string& joint) {
+      const Joint j = *mb.getJoint(joint);
+      return std::abs(world.getPositions()[j.positionOffset()] - before[j.positionOffset()]);
+    };
+    double arm = 0.0;
+    for (int k = 1; k <= 7; ++k) arm += change("arm_left_" + std::to_string(k) + "_joint") > 1e-6 ? 1 : 0;
+    QVERIFY2(arm >= 3, qPrintable(QString("%1 arm joints moved").arg(arm)));
+    QVERIFY2(change("torso_1_joint") > 1e-6 || change("torso_2_joint") > 1e-6, "the torso did not move");
+    for (const Joint& j : mb.getJoints()) {
+      const JointSpec s = j.getSpec();
+      for (int k = 0; k < s.positionLowerLimits.size(); ++k) {
+        const double x = world.getPositions()[j.positionOffset() + k];
+        QVERIFY2(x >= s.positionLowerLimits[k] && x <= s.positionUpperLimits[k], j.name().c_str());
+      }
+    }
+    QCOMPARE(doc->undoStack()->count(), undoBefore + 1);
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(doc->world().getPositions(), before);
+  }
+
+  // Keyframes in the studio: capture, apply (undoable), and a keyframe
+  // sequence becomes the servos' schedules.
+  void keyframesCaptureApplyAndSchedule() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "keyframe_arm.articula").string())));
+    Document* doc = window_->document();
+    QCOMPARE(doc->world().getKeyframes().size(), std::size_t(3));
+    // The strip lists them in time order.
+    auto* strip = window_->findChild<QToolBar*>("keyframeStrip");
+    QVERIFY(strip);
+    QAction* reach = strip->findChild<QAction*>("keyframe_reach");
+    QVERIFY(reach == nullptr || reach->isEnabled());
+    bool found = false;
+    for (QAction* a : strip->actions()) {
+      if (a->objectName() == "keyframe_reach") {
+        a->trigger();
+        found = true;
+      }
+    }
+    QVERIFY(found);
+    QCOMPARE(doc->world().getPositions(), (VectorXd(2) << 0.8, -0.6).finished());
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(doc->world().getPositions(), (VectorXd(2) << 0.0, 0.0).finished());
+    // Capture the current pose: a fourth keyframe, one second after the last.
+    VectorXd q(2);
+    q << 0.3, 0.4;
+    doc->setPositions("pose", q);
+    window_->findChild<QAction*>("actionCaptureKeyframe")->trigger();
+    const std::vector<KeyframeSpec> keys = doc->world().getKeyframes();
+    QCOMPARE(keys.size(), std::size_t(4));
+    QCOMPARE(keys.back().q, q);
+    QCOMPARE(keys.back().time, 3.0);
+    QCOMPARE(doc->current(), (ObjectRef{ObjectKind::Keyframe, keys.back().name}));
+    // Schedules from all four: each servo's schedule ends at the new pose.
+    window_->findChild<QAction*>("actionKeyframeSchedules")->trigger();
+    QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join("; ")));
+    for (const ScheduleSpec& s : doc->world().getSchedules()) {
+      QCOMPARE(s.keyframes.size(), std::size_t(4));
+      QCOMPARE(s.keyframes.back().first, 3.0);
+    }
+    // Undo takes the capture's schedules back in one step.
+    window_->findChild<QAction*>("actionUndo")->trigger();
+    QCOMPARE(doc->world().getSchedules().front().keyframes.size(), std::size_t(3));
   }
 
   // Export for headless run writes the design as it is and names the

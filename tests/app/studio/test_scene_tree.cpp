@@ -61,6 +61,9 @@ std::map<ObjectRef, ObjectRef> expectedItems(const World& w) {
   items[{ObjectKind::Group, "couplers"}] = {};
   items[{ObjectKind::Group, "actuators"}] = {};
   items[{ObjectKind::Group, "schedules"}] = {};
+  for (const KeyframeSpec& k : w.getKeyframes())
+    items[{ObjectKind::Keyframe, k.name}] = {ObjectKind::Group, "keyframes"};
+  items[{ObjectKind::Group, "keyframes"}] = {};
   return items;
 }
 
