@@ -124,8 +124,8 @@ class SceneTreeTest : public QObject {
 
   void showsTheFourBar() {
     QCOMPARE(compareTree(*model_, doc_->world()), QString());
-    // Top level: the world, the multibody and the four headings.
-    QCOMPARE(model_->rowCount(), 6);
+    // Top level: the world, the multibody and the five headings.
+    QCOMPARE(model_->rowCount(), 7);
     const QModelIndex mb = model_->indexOf({ObjectKind::Multibody, "four_bar"});
     QVERIFY(mb.isValid());
     QCOMPARE(model_->data(mb).toString(), QString("four_bar"));
