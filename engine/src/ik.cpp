@@ -33,6 +33,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <string_view>
 
 namespace articula {
 
@@ -59,6 +60,17 @@ const char* toString(IkTaskKind kind) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What IkResult::message says; setup() reserves room for the longer one, so
+// that a solve that fails does not allocate.
+constexpr std::string_view kClosureNotKept = "a loop closure or coupler could not be kept";
+constexpr std::string_view kTaskNotReached =
+    "some task was not reached (target out of reach, or blocked by limits or higher priorities)";
+
+// detail::checkIsometry takes the caller's name as a std::string: made once
+// here, so that setting a target does not allocate.
+const std::string kSetTarget = "InverseKinematics::setTarget";
+const std::string kSetTargetOrientation = "InverseKinematics::setTargetOrientation";
 
 struct Task {
   int id = 0;
@@ -154,7 +166,6 @@ struct InverseKinematics::Impl {
   MatrixXd J, P, A, C, Wr, G;
   VectorXd r, rTrial, b, y, dq, fixedStep, z;
   std::vector<std::uint8_t> fixed;
-  Eigen::LLT<MatrixXd> llt;
   VectorXd q, qTrial, qCorr, qBest;
   std::vector<double> taskPos, taskRot;  // per task errors at the last evaluation
   IkResult result;
@@ -396,7 +407,6 @@ struct InverseKinematics::Impl {
     C.resize(n, mMax);
     Wr.resize(mMax, mMax);
     G.resize(mMax, mMax);
-    llt = Eigen::LLT<MatrixXd>(mMax);
     b.resize(mMax);
     z.resize(mMax);
     y.resize(n);
@@ -414,6 +424,7 @@ struct InverseKinematics::Impl {
     taskPos.assign(tasks.size(), 0.0);
     taskRot.assign(tasks.size(), 0.0);
     result.tasks.resize(tasks.size());
+    result.message.reserve(std::max(kClosureNotKept.size(), kTaskNotReached.size()));
     compileCount = W.compileCount;
     dirty = false;
   }
@@ -670,7 +681,9 @@ struct InverseKinematics::Impl {
       auto Gk = G.topLeftCorner(mk, mk);
       Gk.noalias() = Ak * Ak.transpose();
       Gk.diagonal().array() += std::max(mu * scale, floor);
-      llt.compute(Gk);
+      // Factored in place: an LLT<MatrixXd> member would resize (allocate)
+      // its own matrix whenever a level of another size comes last.
+      Eigen::LLT<Eigen::Ref<MatrixXd>> llt(Gk);
       auto zk = z.head(mk);
       zk = bk;
       llt.solveInPlace(zk);
@@ -815,6 +828,61 @@ struct InverseKinematics::Impl {
     }
   }
 
+  // After every task is reached: up to opt.postureIterations steps that move
+  // the posture-only levels towards their targets, each accepted only when
+  // the tasks are still reached (after the correction of the other levels)
+  // and the posture error decreased.
+  void regularize(IkResult& R) {
+    const auto nl = static_cast<int>(levels.size());
+    int solid = 0;  // the levels before the last task level
+    bool anyPosture = false;
+    for (int l = 0; l < nl; ++l) {
+      if (levels[static_cast<std::size_t>(l)].postureOnly) {
+        anyPosture = true;
+      } else {
+        solid = l + 1;
+      }
+    }
+    if (!anyPosture) return;
+    auto postureError = [&](const LevelState& st) {
+      double e = 0.0;
+      for (int l = 0; l < nl; ++l)
+        if (levels[static_cast<std::size_t>(l)].postureOnly) e += st.err[static_cast<std::size_t>(l)];
+      return e;
+    };
+    double current = postureError(cur);
+    yield = 0.0;
+    for (int k = 0; k < opt.postureIterations; ++k) {
+      ++R.iterations;
+      if (!computeStep(q, r, opt.damping, levels.size(), nl)) return;
+      applyStep(q, qTrial);
+      evaluate(qTrial, rTrial, true);
+      judge(rTrial, trial);
+      for (int c = 0; c < 4 && solid > 0 && trial.first < nl; ++c) {
+        if (!computeStep(qTrial, rTrial, opt.damping, static_cast<std::size_t>(solid), nl)) break;
+        applyStep(qTrial, qCorr);
+        qTrial.swap(qCorr);
+        evaluate(qTrial, rTrial, true);
+        judge(rTrial, trial);
+      }
+      const double next = postureError(trial);
+      if (trial.first < nl || !(next < current)) {
+        // Too long a step for the corrections: a shorter one, a few times.
+        evaluate(q, r, true);
+        judge(r, cur);
+        yield = yield == 0.0 ? 10.0 : 10.0 * yield;
+        if (yield > 1e4) return;
+        continue;
+      }
+      q.swap(qTrial);
+      evaluate(q, r, true);
+      judge(r, cur);
+      const double gain = current - next;
+      current = next;
+      if (gain <= 1e-6 * current) return;  // stationary
+    }
+  }
+
   // ---- the solve ----
 
   const IkResult& run(const VectorXd& q0, VectorXd& qOut) {
@@ -878,6 +946,7 @@ struct InverseKinematics::Impl {
           evaluate(q, r, true);  // the caches hold the rejected trial
         }
       }
+      if (cur.first == static_cast<int>(nl)) regularize(R);
       if (!haveBest || better(cur, best) || cur.first == static_cast<int>(nl)) {
         best = cur;
         qBest = q;
@@ -889,9 +958,7 @@ struct InverseKinematics::Impl {
     evaluate(q, r, false);
     R.converged = reached(&R.constraintResidual);
     if (!R.converged) {
-      R.message = R.constraintResidual > opt.constraintTolerance
-                      ? "a loop closure or coupler could not be kept"
-                      : "some task was not reached (target out of reach, or blocked by limits or higher priorities)";
+      R.message = R.constraintResidual > opt.constraintTolerance ? kClosureNotKept : kTaskNotReached;
     }
     for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
       const Task& t = tasks[ti];
@@ -929,6 +996,7 @@ void InverseKinematics::setOptions(const IkOptions& o) {
   auto positive = [](double x) { return x > 0.0 && std::isfinite(x); };
   if (o.maxIterations < 1) throw InvalidArgument("IkOptions: maxIterations must be at least 1");
   if (o.maxRestarts < 0) throw InvalidArgument("IkOptions: maxRestarts must be >= 0");
+  if (o.postureIterations < 0) throw InvalidArgument("IkOptions: postureIterations must be >= 0");
   if (!positive(o.positionTolerance) || !positive(o.orientationTolerance) || !positive(o.constraintTolerance)) {
     throw InvalidArgument("IkOptions: tolerances must be finite and > 0");
   }
@@ -1005,7 +1073,7 @@ int InverseKinematics::pin(const Frame& frame, const std::string& name) {
 
 void InverseKinematics::setTarget(int task, const Isometry3d& target) {
   Task& t = m_impl->task(task);
-  detail::checkIsometry(target, "InverseKinematics::setTarget", "target");
+  detail::checkIsometry(target, kSetTarget, "target");
   t.target = SE3::fromIsometry(target);
 }
 
@@ -1019,7 +1087,7 @@ void InverseKinematics::setTargetOrientation(int task, const Matrix3d& target) {
   Task& t = m_impl->task(task);
   Isometry3d X = Isometry3d::Identity();
   X.linear() = target;
-  detail::checkIsometry(X, "InverseKinematics::setTargetOrientation", "target");
+  detail::checkIsometry(X, kSetTargetOrientation, "target");
   t.target.R = target;
 }
 

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <numbers>
 #include <random>
 #include <string>
@@ -303,6 +304,38 @@ class TestIk : public QObject {
     qInfo("TALOS, feet pinned: %d/20 hand targets reached; feet moved at most %.2e", reached, feet);
     QCOMPARE(reached, 20);
     QVERIFY(feet <= 1e-9);
+  }
+
+  // postureIterations: once the tasks are reached the posture moves towards
+  // its target, with the tasks still reached.
+  void postureIterationsKeepTheTasks() {
+    World world;
+    io::importUrdf(world, kRobots / "talos_data" / "robots" / "talos_reduced.urdf",
+                   options(io::RootAttachment::Floating));
+    const Frame hand = frameNamed(world, "gripper_left_base_link");
+    const VectorXd q0 = world.getPositions();
+    Isometry3d target = hand.getWorldTransform();
+    target.translation() += Vector3d(0.05, 0.08, 0.12);
+    std::map<int, double> postureError;
+    for (int polish : {0, 30, 300}) {
+      IkOptions o;
+      o.postureIterations = polish;
+      InverseKinematics ik(world, o);
+      ik.pin(frameNamed(world, "left_sole_link"));
+      ik.pin(frameNamed(world, "right_sole_link"));
+      ik.addPoseTask(hand, target);
+      ik.addPostureTask(q0);
+      VectorXd q;
+      const IkResult& r = ik.solve(q0, q);
+      QVERIFY2(r.converged, r.message.c_str());
+      for (int t = 0; t < 3; ++t) QVERIFY(r.tasks[static_cast<std::size_t>(t)].reached);
+      postureError[polish] = r.tasks[3].norm;
+    }
+    qInfo("posture error %.4f rad without, %.4f with 30 and %.4f with 300 posture iterations", postureError[0],
+          postureError[30], postureError[300]);
+    // Closer to the posture, and 30 iterations get near the constrained optimum.
+    QVERIFY(postureError[30] < postureError[0] - 0.01);
+    QVERIFY(std::abs(postureError[30] - postureError[300]) < 0.005);
   }
 
   // The function form leaves the world alone and agrees with the in-place solve.

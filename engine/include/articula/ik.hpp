@@ -79,7 +79,12 @@ struct IkOptions {
   double singularDamping = 1e-2;    ///< extra damping λ_max near singular directions (bounded by the residual)
   double singularThreshold = 1e-2;  ///< smallest singular value below which that damping sets in
   int maxRestarts = 0;              ///< attempts from random in-limit configurations after a failure
-  std::uint64_t seed = 1;           ///< of the restart configurations
+  /// Once every task is reached, up to this many more iterations move the
+  /// posture tasks towards their targets while every task stays reached
+  /// (0: the solve stops as soon as the tasks are reached). Posing by hand
+  /// wants a few: the rest of the robot returns towards its posture.
+  int postureIterations = 0;
+  std::uint64_t seed = 1;  ///< of the restart configurations
 };
 
 /// The residual of one task after a solve.
