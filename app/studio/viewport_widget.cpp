@@ -235,7 +235,8 @@ void ViewportWidget::onGizmoPose(const Isometry3d& desired) {
 
 void ViewportWidget::startIk(World& world, const Link& link, const VectorXd& q0) {
   IkOptions options;
-  options.maxIterations = 60;  // per mouse motion: the drag continues from where it got
+  options.maxIterations = 60;      // per mouse motion: the drag continues from where it got
+  options.postureIterations = 10;  // the rest of the robot returns towards where the drag started
   m->ik = std::make_unique<InverseKinematics>(world, options);
   m->ikTranslate = m->scene.gizmo().mode() == viewer::GizmoMode::Translate;
   for (const ObjectRef& pin : m_document->pins()) {

@@ -693,6 +693,66 @@ class MainWindowTest : public QObject {
     QCOMPARE(doc->world().getPositions(), before);
   }
 
+  // In simulation mode a link drag solves the same inverse kinematics and
+  // sets the position servos' targets: the simulated arm follows.
+  void simulationDragSetsServoTargets() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "keyframe_arm.articula").string())));
+    Document* doc = window_->document();
+    QVERIFY(doc->edit("no schedules", [](World& w) {
+      for (const ScheduleSpec& s : w.getSchedules()) w.removeSchedule(s.name);
+    }));
+    window_->findChild<QAction*>("actionSimulate")->trigger();
+    QVERIFY(window_->isSimulating());
+    Simulation* sim = window_->simulation();
+    sim->step(10);
+    sim->waitIdle();
+    const ObjectRef fore{ObjectKind::Link, "arm/fore"};
+    doc->setSelection({fore});
+    ViewportWidget* view = window_->viewportWidget();
+    QTRY_VERIFY(view->scene().isGizmoVisible());
+    view->grabView();
+    viewer::SceneView& scene = view->scene();
+    const Isometry3d X = scene.gizmo().pose();
+    const double size = scene.gizmo().size();
+    const Vector3d axis = scene.gizmo().axisDirection(viewer::GizmoAxis::Z);
+    const viewer::OrbitCamera& camera = view->viewport()->camera();
+    const int w = view->viewport()->width();
+    const int h = view->viewport()->height();
+    const auto a = camera.project(X.translation() + 0.6 * size * axis, w, h);
+    const auto b = camera.project(X.translation() + 1.0 * size * axis, w, h);
+    QVERIFY(a && b);
+    const double ratio = view->devicePixelRatioF();
+    const Eigen::Vector2d dir = (*b - *a).normalized();
+    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
+      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
+    };
+    const double shoulder0 = *sim->control("shoulder_servo");
+    const double elbow0 = *sim->control("elbow_servo");
+    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
+    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch the gizmo's z arrow");
+    QPoint last;
+    for (int i = 1; i <= 6; ++i) {
+      last = widgetPoint(*a + 8.0 * i * dir);
+      QTest::mouseMove(view, last);
+    }
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    const double shoulder1 = *sim->control("shoulder_servo");
+    const double elbow1 = *sim->control("elbow_servo");
+    QVERIFY2(std::abs(shoulder1 - shoulder0) + std::abs(elbow1 - elbow0) > 0.02,
+             qPrintable(QString("targets %1 %2 -> %3 %4").arg(shoulder0).arg(elbow0).arg(shoulder1).arg(elbow1)));
+    // The simulated arm goes there.
+    const std::uint64_t from = view->scene().appliedSnapshot().step;
+    sim->step(1500);
+    sim->waitIdle();
+    QTRY_VERIFY(view->scene().appliedSnapshot().step >= from + 1500);
+    const double shoulder = *sim->shownJointPosition({ObjectKind::Joint, "arm/shoulder"}, 0);
+    const double elbow = *sim->shownJointPosition({ObjectKind::Joint, "arm/elbow"}, 0);
+    QVERIFY2(std::abs(shoulder - shoulder1) < 0.02 && std::abs(elbow - elbow1) < 0.02,
+             qPrintable(QString("at %1 %2, targets %3 %4").arg(shoulder).arg(elbow).arg(shoulder1).arg(elbow1)));
+    window_->findChild<QAction*>("actionSimulate")->trigger();
+    QVERIFY(!window_->isSimulating());
+  }
+
   // Keyframes in the studio: capture, apply (undoable), and a keyframe
   // sequence becomes the servos' schedules.
   void keyframesCaptureApplyAndSchedule() {
