@@ -253,7 +253,30 @@ void ViewportWidget::startIk(World& world, const Link& link, const VectorXd& q0)
   } else {
     m->ikTask = m->ik->addPoseTask(link, link.getWorldTransform(), task);
   }
-  m->ik->addPostureTask(q0);
+  // The rest of the robot keeps its pose: the joints between the dragged
+  // link and its root give way first (a light posture), every other joint
+  // (a humanoid's legs, its other arm) is held a hundred times stiffer.
+  std::vector<int> chain, others;
+  std::vector<bool> onChain(static_cast<std::size_t>(world.numDofs()), false);
+  for (std::optional<Link> l = link; l; l = l->getParentLink()) {
+    const Joint j = l->getParentJoint();
+    if (j.numPositions() != j.numDofs()) continue;
+    for (int k = 0; k < j.numDofs(); ++k) onChain[static_cast<std::size_t>(j.velocityOffset() + k)] = true;
+  }
+  for (const Multibody& mb : world.getMultibodies()) {
+    for (const Joint& j : mb.getJoints()) {
+      if (j.numPositions() != j.numDofs()) continue;
+      for (int k = 0; k < j.numDofs(); ++k) {
+        const int dof = j.velocityOffset() + k;
+        (onChain[static_cast<std::size_t>(dof)] ? chain : others).push_back(dof);
+      }
+    }
+  }
+  IkTaskOptions posture;
+  posture.priority = 2;
+  if (!chain.empty()) m->ik->addPostureTask(q0, chain, posture);
+  posture.weight = 100.0;
+  if (!others.empty()) m->ik->addPostureTask(q0, others, posture);
   m->ikQ = q0;
 }
 
