@@ -26,6 +26,11 @@ QString jointTypeName(JointType type) {
 SceneTreeModel::SceneTreeModel(Document* document, QObject* parent) : QAbstractItemModel(parent), m_document(document) {
   connect(document, &Document::designChanged, this, &SceneTreeModel::rebuild);
   connect(document, &Document::designReset, this, &SceneTreeModel::rebuild);
+  // Pins show in the Type column; the tree's shape stays.
+  connect(document, &Document::pinsChanged, this, [this] {
+    emit layoutAboutToBeChanged();
+    emit layoutChanged();
+  });
   rebuild();
 }
 
@@ -156,7 +161,8 @@ QVariant SceneTreeModel::data(const QModelIndex& index, int role) const {
   if (!n) return {};
   switch (role) {
     case Qt::DisplayRole:
-      return index.column() == 0 ? n->label : n->type;
+      if (index.column() == 0) return n->label;
+      return m_document->isPinned(n->ref) ? n->type + tr(" · pinned") : n->type;
     case Qt::EditRole:
       return index.column() == 0 ? n->label : QVariant();
     case Qt::ToolTipRole:

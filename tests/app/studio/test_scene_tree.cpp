@@ -144,6 +144,21 @@ class SceneTreeTest : public QObject {
     QVERIFY(!(model_->flags(pin.parent()) & Qt::ItemIsSelectable));  // a heading
   }
 
+  // A pinned link says so in the Type column; the tree keeps its shape.
+  void showsPins() {
+    const ObjectRef crankRef{ObjectKind::Link, "four_bar/crank"};
+    const QModelIndex crank = model_->indexOf(crankRef);
+    const int rows = model_->rowCount(crank);
+    doc_->setPinned(crankRef, true);
+    QCOMPARE(model_->data(crank.siblingAtColumn(1)).toString(), QString("link · pinned"));
+    QCOMPARE(model_->rowCount(model_->indexOf(crankRef)), rows);
+    doc_->setPinned(crankRef, false);
+    QCOMPARE(model_->data(model_->indexOf(crankRef).siblingAtColumn(1)).toString(), QString("link"));
+    // Only links and rigid bodies can be pinned.
+    doc_->setPinned({ObjectKind::Joint, "four_bar/crank_joint"}, true);
+    QVERIFY(doc_->pins().empty());
+  }
+
   // Edits of every kind, then undo all of them and redo all of them; the
   // tester checks every signal, compareTree the content after each step.
   void followsEditsUndoAndRedo() {
