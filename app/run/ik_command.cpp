@@ -8,6 +8,7 @@
 #include <articula/ik.hpp>
 #include <articula/io/scene_file.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -171,12 +172,15 @@ int ikCommand(const std::vector<std::string>& argv) {
   options.maxRestarts = o.restarts;
   options.maxIterations = o.maxIterations;
   InverseKinematics ik(world, options);
+  std::vector<Frame> taskFrames;  // of the tasks in order (pins, then targets)
   for (const std::string& pin : o.pins) {
     const Frame f = resolveFrame(world, pin, "--pin");
     ik.pin(f, "pin " + pin);
+    taskFrames.push_back(f);
   }
   for (const Target& t : o.targets) {
     const Frame f = resolveFrame(world, t.frame, "--target");
+    taskFrames.push_back(f);
     IkTaskOptions to;
     to.name = t.frame;
     if (t.rotation) {
@@ -193,6 +197,13 @@ int ikCommand(const std::vector<std::string>& argv) {
 
   const StateColumns columns(world);
   const VectorXd q = world.getPositions();
+  // Where each task's frame is now: x, y, z, roll, pitch, yaw (world).
+  auto poseOf = [&](std::size_t task) {
+    const Isometry3d X = taskFrames[task].getWorldTransform();
+    const Vector3d ypr = X.linear().eulerAngles(2, 1, 0);
+    std::array<double, 6> p{X.translation().x(), X.translation().y(), X.translation().z(), ypr[2], ypr[1], ypr[0]};
+    return p;
+  };
   if (o.json) {
     std::cout << "{\"converged\": " << (r.converged ? "true" : "false") << ", \"iterations\": " << r.iterations
               << ", \"restarts\": " << r.restarts << ", \"constraint_residual\": " << number(r.constraintResidual)
@@ -202,7 +213,14 @@ int ikCommand(const std::vector<std::string>& argv) {
       std::cout << (i == 0 ? "" : ",") << "\n  {\"name\": " << jsonString(t.name) << ", \"kind\": \""
                 << toString(t.kind) << "\", \"position_error\": " << number(t.position)
                 << ", \"orientation_error\": " << number(t.orientation)
-                << ", \"reached\": " << (t.reached ? "true" : "false") << "}";
+                << ", \"reached\": " << (t.reached ? "true" : "false");
+      if (i < taskFrames.size()) {
+        const auto p = poseOf(i);
+        std::cout << ", \"at\": [";
+        for (std::size_t k = 0; k < 6; ++k) std::cout << (k == 0 ? "" : ", ") << number(p[k]);
+        std::cout << "]";
+      }
+      std::cout << "}";
     }
     std::cout << "],\n \"q\": {";
     for (int i = 0; i < q.size(); ++i) {
@@ -215,13 +233,20 @@ int ikCommand(const std::vector<std::string>& argv) {
   } else {
     std::cout << (r.converged ? "converged" : "not converged: " + r.message) << " (" << r.iterations << " iterations, "
               << r.restarts << " restarts)\n";
-    for (const IkTaskResult& t : r.tasks) {
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      const IkTaskResult& t = r.tasks[i];
       if (t.kind == IkTaskKind::Posture) continue;
       std::cout << "task " << t.name << ": position error " << number(t.position) << " m";
       if (t.kind == IkTaskKind::Pose || t.kind == IkTaskKind::Orientation) {
         std::cout << ", orientation error " << number(t.orientation) << " rad";
       }
-      std::cout << (t.reached ? "" : "  (not reached)") << "\n";
+      std::cout << (t.reached ? "" : "  (not reached)");
+      if (i < taskFrames.size()) {
+        const auto p = poseOf(i);
+        std::cout << "; at " << number(p[0]) << "," << number(p[1]) << "," << number(p[2]) << " roll,pitch,yaw "
+                  << number(p[3]) << "," << number(p[4]) << "," << number(p[5]);
+      }
+      std::cout << "\n";
     }
     if (world.numLoopClosures() + world.numJointCouplers() > 0) {
       std::cout << "largest closure/coupler residual " << number(r.constraintResidual) << "\n";

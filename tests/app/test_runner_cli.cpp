@@ -926,6 +926,11 @@ class TestRunnerCli : public QObject {
     const QJsonObject task = json.value(QStringLiteral("tasks")).toArray().at(0).toObject();
     QVERIFY(task.value(QStringLiteral("position_error")).toDouble(1.0) < 1e-9);
     QVERIFY(task.value(QStringLiteral("orientation_error")).toDouble(1.0) < 1e-9);
+    // Where the frame is now: at the target.
+    const QJsonArray at = task.value(QStringLiteral("at")).toArray();
+    QCOMPARE(at.size(), 6);
+    QVERIFY(std::abs(at[0].toDouble() - 0.4) < 1e-9 && std::abs(at[1].toDouble() - 0.1) < 1e-9 &&
+            std::abs(at[2].toDouble() - 0.3) < 1e-9);
     const QJsonObject q = json.value(QStringLiteral("q")).toObject();
     QCOMPARE(q.size(), 6);
     // The written scene starts in the solved pose: its first CSV row is q.
