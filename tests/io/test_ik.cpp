@@ -338,6 +338,33 @@ class TestIk : public QObject {
     QVERIFY(std::abs(postureError[30] - postureError[300]) < 0.005);
   }
 
+  // A target given in a frame that moves with the robot is relative: the
+  // left hand held in front of the torso while the torso is turned by a
+  // higher-priority orientation task; an orientation-only task.
+  void relativeAndOrientationTasks() {
+    World world;
+    io::importUrdf(world, kRobots / "talos_data" / "robots" / "talos_reduced.urdf", options(io::RootAttachment::Fixed));
+    const Frame torso = frameNamed(world, "torso_2_link");
+    const Frame hand = frameNamed(world, "gripper_left_base_link");
+    InverseKinematics ik(world);
+    IkTaskOptions high;
+    high.priority = 0;
+    const Matrix3d turned =
+        Eigen::AngleAxisd(0.3, Vector3d::UnitZ()).toRotationMatrix() * torso.getWorldTransform().linear();
+    ik.addOrientationTask(torso, turned, high);
+    IkTaskOptions relative;
+    relative.targetFrame = torso;
+    relative.offset = articula::test::translation(0.0, 0.0, -0.05);  // a point 5 cm along the gripper's -z
+    const Vector3d inFront(0.35, 0.1, -0.05);
+    ik.addPositionTask(hand, inFront, relative);
+    const IkResult& r = ik.solve();
+    QVERIFY2(r.converged, r.message.c_str());
+    const Isometry3d T = torso.getWorldTransform();
+    QVERIFY(Eigen::AngleAxisd(T.linear().transpose() * turned).angle() < 1e-9);
+    const Vector3d point = hand.getWorldTransform() * Vector3d(0.0, 0.0, -0.05);
+    QVERIFY2((T.inverse() * point - inFront).norm() < 1e-9, qPrintable(articula::test::xyz(T.inverse() * point)));
+  }
+
   // The function form leaves the world alone and agrees with the in-place solve.
   void solveAsFunctionDoesNotTouchTheWorld() {
     World world;
