@@ -1,6 +1,6 @@
 // step() must not allocate once simulation mode is entered (world.hpp:
 // "enterSimulationMode() ... allocates the workspace; step() then allocates
-// nothing").
+// nothing"), nor InverseKinematics::solve(q0, q) once set up (ik.hpp).
 //
 // The allocation functions are replaced by counting versions
 // (tests/support/counting_allocator.cpp; malloc/calloc/realloc too on glibc
@@ -15,6 +15,7 @@
 
 #include <QtTest/QtTest>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -111,6 +112,58 @@ void prepare(World& w, Scene& s, Integrator integrator) {
   w.setOptions(o);
 }
 
+// Inverse kinematics scene: two 7-link revolute arms with position limits
+// (axes z, y, z, y, z, y, z; 0.2 m apart), a four-bar closed by a Hinge
+// LoopClosure to the world, and a free RigidBody.
+struct IkScene {
+  std::vector<Link> arm, arm2;
+  RigidBody body;
+  LoopClosure closure;
+};
+
+std::vector<Link> addArm(World& w, const std::string& name, const Vector3d& base) {
+  Multibody mb = w.addMultibody(name);
+  std::vector<Link> links;
+  for (int i = 0; i < 7; ++i) {
+    const bool z = i % 2 == 0;
+    JointSpec j = JointSpec::revolute(z ? Vector3d::UnitZ() : Vector3d::UnitY())
+                      .withParentOffset(i == 0 ? translation(base.x(), base.y(), base.z()) : translation(0, 0, 0.2));
+    j.positionLowerLimits = VectorXd::Constant(1, z ? -2.6 : -1.9);
+    j.positionUpperLimits = VectorXd::Constant(1, z ? 2.6 : 1.9);
+    const LinkOptions o = linkOptions(name + "_" + std::to_string(i + 1), 1.0, Vector3d(0, 0, 0.1));
+    links.push_back(i == 0 ? mb.addLink(o, j) : mb.addLink(o, links.back(), j));
+  }
+  mb.setPositions((VectorXd(7) << 0.2, 0.6, -0.3, -1.2, 0.4, 0.9, 0.1).finished());
+  return links;
+}
+
+IkScene buildIkScene(World& w) {
+  IkScene s;
+  s.arm = addArm(w, "arm", Vector3d::Zero());
+  s.arm2 = addArm(w, "arm2", Vector3d(0.8, 0, 0));
+  Multibody fb = w.addMultibody("four_bar");
+  const JointSpec hinge = JointSpec::revolute(Vector3d::UnitZ());
+  Link crank = fb.addLink(linkOptions("crank", 1.0, Vector3d(0.05, 0, 0)),
+                          JointSpec(hinge).withParentOffset(translation(0, 1, 0)));
+  Link coupler = fb.addLink(linkOptions("coupler", 1.0, Vector3d(0.17, 0, 0)), crank,
+                            JointSpec(hinge).withParentOffset(translation(0.1, 0, 0)));
+  Link rocker = fb.addLink(linkOptions("rocker", 1.0, Vector3d(0.15, 0, 0)), coupler,
+                           JointSpec(hinge).withParentOffset(translation(0.35, 0, 0)));
+  fb.setPositions(Vector3d(1.0, 0.5, -2.0));
+  LoopClosureSpec pin;
+  pin.frameA = Frame::World();
+  pin.offsetA = translation(0.4, 1, 0);
+  pin.frameB = rocker;
+  pin.offsetB = translation(0.3, 0, 0);
+  pin.family = LoopClosureFamily::Hinge;
+  s.closure = w.addLoopClosure("pin", pin);
+  RigidBodyOptions o;
+  o.inertia.mass = 1.0;
+  o.pose = translation(-0.5, 0.5, 0.5);
+  s.body = w.addRigidBody("free_body", o);
+  return s;
+}
+
 }  // namespace
 
 #define VERIFY_NO_ALLOCATION(c)                                                \
@@ -138,6 +191,8 @@ class TestNoAllocation : public QObject {
   void closedLoopBipedDoesNotAllocate();
   void actuatorsSchedulesAndControllersDoNotAllocate_data();
   void actuatorsSchedulesAndControllersDoNotAllocate();
+  void inverseKinematicsDoesNotAllocate_data();
+  void inverseKinematicsDoesNotAllocate();
 };
 
 namespace {
@@ -485,6 +540,106 @@ void TestNoAllocation::actuatorsSchedulesAndControllersDoNotAllocate() {
   QVERIFY(w.getPositions().allFinite());
   QVERIFY(w.getActuatorForces().allFinite());
   QVERIFY(w.getActuatorForces().norm() > 0.0);
+}
+
+void TestNoAllocation::inverseKinematicsDoesNotAllocate_data() {
+  QTest::addColumn<bool>("wide");
+  QTest::addColumn<int>("postureIterations");
+  QTest::newRow("pin above the pose tasks") << false << 0;
+  // Pin, tip and body pose share priority 0 (18 rows), an elbow position
+  // below them: the largest level is not the last one (the posture, 17
+  // rows, solved through a Cholesky factor).
+  QTest::newRow("pin and pose tasks in one level") << true << 0;
+  QTest::newRow("posture iterations") << false << 10;
+}
+
+// ik.hpp: "Once set up, a solve does not allocate". After one solve (the
+// set-up), solves towards new targets (setTarget), one of them out of reach
+// (restarts, the failure message), allocate nothing.
+void TestNoAllocation::inverseKinematicsDoesNotAllocate() {
+  QFETCH(bool, wide);
+  QFETCH(int, postureIterations);
+  World w;
+  IkScene s = buildIkScene(w);
+  QVERIFY(w.projectClosures().success);
+  const VectorXd qInit = w.getPositions();
+  const Isometry3d X_tip = s.arm.back().getWorldTransform();
+  const Vector3d p_elbow = s.arm[3].getWorldTransform().translation();
+  const Isometry3d X_body = s.body.getWorldTransform();
+  const Isometry3d X_pin = s.arm2[3].getWorldTransform();
+  // Reachable targets: the tip and elbow of the arm at configurations near
+  // the initial one; the body moved and turned.
+  constexpr int kSolves = 6;
+  std::vector<Isometry3d> tipTargets, bodyTargets;
+  std::vector<Vector3d> elbowTargets;
+  for (int k = 0; k < kSolves; ++k) {
+    VectorXd q = qInit;
+    for (int i = 0; i < 7; ++i) q[i] += 0.1 * std::sin(1.3 * k + i);
+    w.setPositions(q);
+    tipTargets.push_back(s.arm.back().getWorldTransform());
+    elbowTargets.push_back(s.arm[3].getWorldTransform().translation());
+    Isometry3d X = X_body;
+    X.translation() += Vector3d(0.02 * k, -0.01 * k, 0.03);
+    X.linear() = X.linear() * Eigen::AngleAxisd(0.1 * (k + 1), Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+    bodyTargets.push_back(X);
+  }
+  w.setPositions(qInit);
+  Isometry3d outOfReach = X_tip;
+  outOfReach.translation() += Vector3d(5, 0, 0);
+
+  IkOptions options;
+  options.maxRestarts = 2;
+  options.postureIterations = postureIterations;
+  InverseKinematics ik(w, options);
+  ik.pin(s.arm2[3]);
+  IkTaskOptions top;
+  top.priority = wide ? 0 : 1;
+  const int tip = ik.addPoseTask(s.arm.back(), X_tip, top);
+  const int body = ik.addPoseTask(s.body, X_body, top);
+  int elbow = -1;
+  if (wide) {
+    IkTaskOptions below;
+    below.priority = 1;
+    elbow = ik.addPositionTask(s.arm[3], p_elbow, below);
+  }
+  ik.addPostureTask(qInit);
+  VectorXd q0 = qInit;
+  VectorXd q = qInit;
+  QVERIFY(ik.solve(q0, q).converged);  // set-up
+
+  std::array<bool, kSolves + 1> converged{};
+  std::array<int, kSolves + 1> iterations{};
+  {
+    CountingScope scope;
+    for (int k = 0; k < kSolves; ++k) {
+      ik.setTarget(tip, tipTargets[static_cast<std::size_t>(k)]);
+      ik.setTarget(body, bodyTargets[static_cast<std::size_t>(k)]);
+      if (elbow >= 0) ik.setTargetPosition(elbow, elbowTargets[static_cast<std::size_t>(k)]);
+      const IkResult& r = ik.solve(q0, q);
+      converged[static_cast<std::size_t>(k)] = r.converged;
+      iterations[static_cast<std::size_t>(k)] = r.iterations;
+      q0.swap(q);  // the next solve starts from this solution, as in a drag
+    }
+    ik.setTarget(tip, outOfReach);
+    const IkResult& r = ik.solve(q0, q);
+    converged[kSolves] = r.converged;
+    iterations[kSolves] = r.iterations;
+  }
+  const Counts c = counts();
+  VERIFY_NO_ALLOCATION(c);
+  for (int k = 0; k < kSolves; ++k) {
+    QVERIFY2(converged[static_cast<std::size_t>(k)], qPrintable(QString("solve %1: not converged after %2 iterations")
+                                                                    .arg(k)
+                                                                    .arg(iterations[static_cast<std::size_t>(k)])));
+  }
+  QVERIFY(!converged[kSolves]);
+  QVERIFY(iterations[kSolves] > 0);
+  // The solves did what they say: the last reachable solution holds the
+  // pin and the closure, and reaches the tip target.
+  w.setPositions(q0);
+  QVERIFY((s.arm2[3].getWorldTransform().matrix() - X_pin.matrix()).norm() <= 1e-9);
+  QVERIFY((s.arm.back().getWorldTransform().matrix() - tipTargets.back().matrix()).norm() <= 1e-9);
+  QVERIFY(s.closure.computeResidualNorm() <= 1e-9);
 }
 
 QTEST_APPLESS_MAIN(TestNoAllocation)
