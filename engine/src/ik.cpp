@@ -66,6 +66,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::string_view kClosureNotKept = "a loop closure or coupler could not be kept";
 constexpr std::string_view kTaskNotReached =
     "some task was not reached (target out of reach, or blocked by limits or higher priorities)";
+constexpr std::string_view kTaskImmovable =
+    "some task was not reached: neither its frame nor its target frame can move (no joint between them and the "
+    "world moves)";
 
 // detail::checkIsometry takes the caller's name as a std::string: made once
 // here, so that setting a target does not allocate.
@@ -155,9 +158,11 @@ struct InverseKinematics::Impl {
   std::vector<Level> levels;
   std::vector<Limit> limits;
   std::vector<std::uint8_t> lockedCol;
-  int n = 0;     // columns
-  int mAll = 0;  // rows
-  int mMax = 0;  // largest level
+  std::vector<std::uint8_t> relevantCol;  // supports some task or constraint: randomized on a restart
+  std::vector<std::uint8_t> immovable;    // per task: neither its frame nor its target frame can move
+  int n = 0;                              // columns
+  int mAll = 0;                           // rows
+  int mMax = 0;                           // largest level
   double massOfAll = 0.0;
 
   // ---- scratch ----
@@ -355,6 +360,44 @@ struct InverseKinematics::Impl {
         if (c >= 0) lockedCol[static_cast<std::size_t>(c)] = 1;
       }
     }
+    // The columns that move some task's frame, target or constraint: a
+    // restart randomizes those and leaves every other coordinate alone.
+    relevantCol.assign(static_cast<std::size_t>(n), 0);
+    auto markChain = [&](int body) {
+      for (int i = body; i >= 0; i = m.body_parent[static_cast<std::size_t>(i)]) {
+        const auto bi = static_cast<std::size_t>(i);
+        for (int k = 0; k < m.jnt_nv[bi]; ++k) {
+          const int c = colOf[static_cast<std::size_t>(m.jnt_vadr[bi] + k)];
+          if (c >= 0) relevantCol[static_cast<std::size_t>(c)] = 1;
+        }
+      }
+    };
+    immovable.assign(tasks.size(), 0);
+    for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
+      const Task& t = tasks[ti];
+      if (!t.enabled || t.kind == IkTaskKind::Posture) continue;
+      if (t.kind == IkTaskKind::CenterOfMass) {
+        for (int i = 0; i < m.nbody; ++i) {
+          if (t.wholeWorld || m.body_owner[static_cast<std::size_t>(i)] == W.multibodyOwner[t.multibodySlot])
+            markChain(i);
+        }
+        continue;
+      }
+      const int fb = W.anchorOf(t.frame).body;
+      const int tb = W.anchorOf(t.targetFrame).body;
+      markChain(fb);
+      markChain(tb);
+      auto movable = [&](int i) { return i >= 0 && m.body_movable[static_cast<std::size_t>(i)] != 0; };
+      immovable[ti] = !movable(fb) && !movable(tb);
+    }
+    for (const auto s : closureSlots) {
+      markChain(W.anchorOf(W.closures[s].frameA).body);
+      markChain(W.anchorOf(W.closures[s].frameB).body);
+    }
+    for (const auto s : couplerSlots) {
+      markChain(W.linkBody[W.couplers[s].leader]);
+      markChain(W.linkBody[W.couplers[s].follower]);
+    }
     limits.clear();
     for (const int dof : m.limitDofs) {
       const int c = colOf[static_cast<std::size_t>(dof)];
@@ -424,7 +467,7 @@ struct InverseKinematics::Impl {
     taskPos.assign(tasks.size(), 0.0);
     taskRot.assign(tasks.size(), 0.0);
     result.tasks.resize(tasks.size());
-    result.message.reserve(std::max(kClosureNotKept.size(), kTaskNotReached.size()));
+    result.message.reserve(std::max({kClosureNotKept.size(), kTaskNotReached.size(), kTaskImmovable.size()}));
     compileCount = W.compileCount;
     dirty = false;
   }
@@ -811,7 +854,7 @@ struct InverseKinematics::Impl {
   void randomize(VectorXd& qq, SplitMix& rng) const {
     const auto& m = w().model;
     for (int k = 0; k < n; ++k) {
-      if (lockedCol[static_cast<std::size_t>(k)]) continue;
+      if (lockedCol[static_cast<std::size_t>(k)] || !relevantCol[static_cast<std::size_t>(k)]) continue;
       const int dof = columns[static_cast<std::size_t>(k)];
       const auto bi = static_cast<std::size_t>(m.dof_body[static_cast<std::size_t>(dof)]);
       if (m.jnt_nq[bi] != m.jnt_nv[bi]) continue;
@@ -971,6 +1014,7 @@ struct InverseKinematics::Impl {
       out.norm = t.kind == IkTaskKind::Posture ? taskPos[ti] : 0.0;
       out.reached = !t.enabled || t.kind == IkTaskKind::Posture ||
                     (out.position <= opt.positionTolerance && out.orientation <= opt.orientationTolerance);
+      if (!out.reached && immovable[ti] && R.constraintResidual <= opt.constraintTolerance) R.message = kTaskImmovable;
     }
     qOut = q;
     return R;

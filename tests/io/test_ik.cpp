@@ -365,6 +365,34 @@ class TestIk : public QObject {
     QVERIFY2((T.inverse() * point - inFront).norm() < 1e-9, qPrintable(articula::test::xyz(T.inverse() * point)));
   }
 
+  // Restarts randomize only the joints that move a task; a task whose frame
+  // cannot move says so.
+  void restartsLeaveUnrelatedJoints() {
+    World world;
+    io::importUrdf(world, kRobots / "talos_data" / "robots" / "talos_reduced.urdf", options(io::RootAttachment::Fixed));
+    IkOptions o;
+    o.maxRestarts = 5;
+    InverseKinematics ik(world, o);
+    ik.addPositionTask(frameNamed(world, "gripper_left_base_link"), Vector3d(0.3, 0.4, 1.5));  // out of reach
+    const VectorXd q0 = world.getPositions();
+    VectorXd q;
+    const IkResult& r = ik.solve(q0, q);
+    QVERIFY(!r.converged);
+    QCOMPARE(r.restarts, 5);
+    const Multibody mb = world.getMultibodies().front();
+    for (const Joint& j : mb.getJoints()) {
+      const std::string name = j.name();
+      const bool onChain = name.rfind("arm_left_", 0) == 0 || name.rfind("torso_", 0) == 0;
+      if (onChain || j.numPositions() == 0) continue;
+      QVERIFY2(q[j.positionOffset()] == q0[j.positionOffset()], name.c_str());
+    }
+    InverseKinematics welded(world);
+    welded.addPositionTask(frameNamed(world, "base_link"), Vector3d(1, 0, 0));
+    const IkResult& w = welded.solve(q0, q);
+    QVERIFY(!w.converged);
+    QVERIFY2(w.message.find("can move") != std::string::npos, w.message.c_str());
+  }
+
   // The function form leaves the world alone and agrees with the in-place solve.
   void solveAsFunctionDoesNotTouchTheWorld() {
     World world;
