@@ -8,9 +8,12 @@
 #include <articula/ik.hpp>
 #include <articula/io/scene_file.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -19,6 +22,8 @@
 namespace articula::run {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 struct Target {
   std::string frame;
@@ -34,6 +39,8 @@ struct IkCommandOptions {
   int restarts = 10;
   int maxIterations = 100;
   bool json = false;
+  bool quiet = false;
+  std::optional<double> positionTolerance, orientationTolerance;
   std::string out;
 };
 
@@ -85,6 +92,18 @@ IkCommandOptions parseIk(const std::vector<std::string>& argv) {
     } else if (a == "--json") {
       args.noValue();
       o.json = true;
+    } else if (a == "--quiet" || a == "-q") {
+      args.noValue();
+      o.quiet = true;
+    } else if (a == "--tolerance") {
+      const std::string text = args.value();
+      const std::size_t comma = text.find(',');
+      o.positionTolerance = parseDouble(a, text.substr(0, comma));
+      o.orientationTolerance =
+          comma == std::string::npos ? *o.positionTolerance : parseDouble(a, text.substr(comma + 1));
+      if (!(*o.positionTolerance > 0.0) || !(*o.orientationTolerance > 0.0)) {
+        usageError("--tolerance expects M[,RAD], both > 0");
+      }
     } else if (a == "--out") {
       o.out = args.value();
       if (o.out.empty()) usageError("--out needs a file name");
@@ -111,11 +130,28 @@ IkCommandOptions parseIk(const std::vector<std::string>& argv) {
   if (input.file.empty() && input.scene.empty()) usageError("ik needs a FILE (.articula, .urdf, .sdf or .world)");
   if (o.targets.empty()) usageError("ik needs at least one --target FRAME=X,Y,Z[,ROLL,PITCH,YAW]");
   if (!o.out.empty()) {
+    if (fs::path(o.out).extension() != ".articula") usageError("--out writes a scene: give a .articula file");
     checkOutputOption("--out", o.out);
     if (!input.file.empty() && sameFile(o.out, input.file))
       usageError(o.out + " is the input file; it would be overwritten");
   }
   return o;
+}
+
+// Levenshtein distance (for suggestions).
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
 }
 
 // A link ("LINK" when unique, or "MULTIBODY/LINK"), rigid body or user frame.
@@ -143,22 +179,42 @@ Frame resolveFrame(const World& world, const std::string& name, const char* opti
   if (found.size() == 1) return found.front();
   if (auto f = world.getFrame(name)) return *f;
   if (auto b = world.getRigidBody(name)) return *b;
+  // A joint's name: its child link is meant.
+  for (const Multibody& mb : world.getMultibodies()) {
+    if (auto joint = mb.getJoint(name)) {
+      throw CliError(std::string(option) + ": '" + name + "' is a joint; its child link is '" +
+                     joint->getChildLink().name() + "'");
+    }
+  }
+  // Names that differ a little (case, a letter or two) or contain each other.
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  const std::string wanted = lower(name);
   std::string hint;
   for (const Multibody& mb : world.getMultibodies()) {
     for (const Link& l : mb.getLinks()) {
-      if (l.name().find(name) != std::string::npos || name.find(l.name()) != std::string::npos) {
-        hint += (hint.empty() ? "" : ", ") + l.name();
-      }
+      const std::string full = l.name();
+      const std::string leaf = lower(full.substr(full.find('/') + 1));
+      const bool close = leaf.find(wanted) != std::string::npos || wanted.find(leaf) != std::string::npos ||
+                         editDistance(leaf, wanted) <= 2;
+      if (close) hint += (hint.empty() ? "" : ", ") + full;
     }
   }
-  throw CliError(std::string(option) + ": no link, rigid body or frame named '" + name + "'" +
-                 (hint.empty() ? std::string() : " (similar: " + hint + ")"));
+  throw CliError(
+      std::string(option) + ": no link, rigid body or frame named '" + name + "'" +
+      (hint.empty() ? std::string(" ('articula-run inspect FILE' lists them)") : " (did you mean " + hint + "?)"));
 }
 
 std::string number(double x) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.9g", x);
-  return buffer;
+  return formatNumber(x);
+}
+
+// Roll, pitch, yaw as in URDF (R = Rz(yaw)·Ry(pitch)·Rx(roll)), pitch in [−π/2, π/2].
+Vector3d rollPitchYaw(const Matrix3d& R) {
+  return {std::atan2(R(2, 1), R(2, 2)), std::atan2(-R(2, 0), std::hypot(R(0, 0), R(1, 0))),
+          std::atan2(R(1, 0), R(0, 0))};
 }
 
 }  // namespace
@@ -166,11 +222,31 @@ std::string number(double x) {
 int ikCommand(const std::vector<std::string>& argv) {
   const IkCommandOptions o = parseIk(argv);
   World world;
-  prepareWorld(world, o.setup, o.json, /*simulate=*/false);
+  prepareWorld(world, o.setup, o.json || o.quiet, /*simulate=*/false);
 
   IkOptions options;
   options.maxRestarts = o.restarts;
   options.maxIterations = o.maxIterations;
+  if (o.positionTolerance) options.positionTolerance = *o.positionTolerance;
+  if (o.orientationTolerance) options.orientationTolerance = *o.orientationTolerance;
+  if (o.posture) options.postureIterations = 30;
+  // A start outside the joint limits is moved inside them first: say which.
+  if (!o.quiet && !o.json) {
+    for (const Multibody& mb : world.getMultibodies()) {
+      for (const Joint& j : mb.getJoints()) {
+        if (j.numPositions() != j.numDofs()) continue;
+        const JointSpec s = j.getSpec();
+        for (int k = 0; k < j.numDofs() && k < s.positionLowerLimits.size(); ++k) {
+          const double x = j.getPosition(k);
+          if (x < s.positionLowerLimits[k] || x > s.positionUpperLimits[k]) {
+            std::cerr << "articula-run: note: " << mb.name() << "/" << j.name() << " starts at " << number(x)
+                      << ", outside its limits [" << number(s.positionLowerLimits[k]) << ", "
+                      << number(s.positionUpperLimits[k]) << "]; the solve starts at the nearest limit\n";
+          }
+        }
+      }
+    }
+  }
   InverseKinematics ik(world, options);
   std::vector<Frame> taskFrames;  // of the tasks in order (pins, then targets)
   for (const std::string& pin : o.pins) {
@@ -200,8 +276,8 @@ int ikCommand(const std::vector<std::string>& argv) {
   // Where each task's frame is now: x, y, z, roll, pitch, yaw (world).
   auto poseOf = [&](std::size_t task) {
     const Isometry3d X = taskFrames[task].getWorldTransform();
-    const Vector3d ypr = X.linear().eulerAngles(2, 1, 0);
-    std::array<double, 6> p{X.translation().x(), X.translation().y(), X.translation().z(), ypr[2], ypr[1], ypr[0]};
+    const Vector3d rpy = rollPitchYaw(X.linear());
+    std::array<double, 6> p{X.translation().x(), X.translation().y(), X.translation().z(), rpy[0], rpy[1], rpy[2]};
     return p;
   };
   if (o.json) {
@@ -212,8 +288,9 @@ int ikCommand(const std::vector<std::string>& argv) {
       const IkTaskResult& t = r.tasks[i];
       std::cout << (i == 0 ? "" : ",") << "\n  {\"name\": " << jsonString(t.name) << ", \"kind\": \""
                 << toString(t.kind) << "\", \"position_error\": " << number(t.position)
-                << ", \"orientation_error\": " << number(t.orientation)
-                << ", \"reached\": " << (t.reached ? "true" : "false");
+                << ", \"orientation_error\": " << number(t.orientation);
+      if (t.kind == IkTaskKind::Posture) std::cout << ", \"posture_error\": " << number(t.norm);
+      std::cout << ", \"reached\": " << (t.reached ? "true" : "false");
       if (i < taskFrames.size()) {
         const auto p = poseOf(i);
         std::cout << ", \"at\": [";
@@ -232,7 +309,12 @@ int ikCommand(const std::vector<std::string>& argv) {
     std::cout << "}\n";
   } else {
     std::cout << (r.converged ? "converged" : "not converged: " + r.message) << " (" << r.iterations << " iterations, "
-              << r.restarts << " restarts)\n";
+              << r.restarts << " restarts";
+    if (!r.converged) {
+      std::cout << "; tolerance " << number(options.positionTolerance) << " m, " << number(options.orientationTolerance)
+                << " rad, --tolerance to change; the closest pose found follows";
+    }
+    std::cout << ")\n";
     for (std::size_t i = 0; i < r.tasks.size(); ++i) {
       const IkTaskResult& t = r.tasks[i];
       if (t.kind == IkTaskKind::Posture) continue;
