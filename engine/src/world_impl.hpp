@@ -346,7 +346,7 @@ class WorldImpl {
   // ---- loop closures and couplers (loop_closure.cpp) ----
   ClosureRecord& closure(std::uint32_t slot, std::uint32_t gen);
   CouplerRecord& coupler(std::uint32_t slot, std::uint32_t gen);
-  Anchor anchorOf(const FrameRef& r) const;                // needs the model
+  Anchor anchorOf(const FrameRef& r) const;  // needs the model
   // Endpoint poses and residual rows read the kinematics of `d` (null:
   // the World's own Data, which needs positions).
   SE3 endpointPose(const ClosureRecord& c, bool b, const Data* d = nullptr) const;
