@@ -60,6 +60,10 @@ const char* toString(IkTaskKind kind) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Below this squared residual of the first unreached level the posture
+// levels rest until the tasks are reached (a residual of 1e-4: one or two
+// Newton steps from the tolerance).
+constexpr double kQuietPosture = 1e-8;
 
 // What IkResult::message says; setup() reserves room for the longer one, so
 // that a solve that fails does not allocate.
@@ -170,6 +174,9 @@ struct InverseKinematics::Impl {
   Matrix6Xd Sw;
   MatrixXd J, P, A, C, Wr, G;
   VectorXd r, rTrial, b, y, dq, fixedStep, z;
+  // Posture rows: the one column each selects (−1: none) and its weight.
+  std::vector<int> rowCol;
+  std::vector<double> rowWeight;
   std::vector<std::uint8_t> fixed;
   VectorXd q, qTrial, qCorr, qBest;
   std::vector<double> taskPos, taskRot;  // per task errors at the last evaluation
@@ -445,6 +452,8 @@ struct InverseKinematics::Impl {
     J.resize(mAll, n);
     r.resize(mAll);
     rTrial.resize(mAll);
+    rowCol.assign(static_cast<std::size_t>(mAll), -1);
+    rowWeight.assign(static_cast<std::size_t>(mAll), 0.0);
     P.resize(n, n);
     A.resize(mMax, n);
     C.resize(n, mMax);
@@ -625,6 +634,8 @@ struct InverseKinematics::Impl {
             if (jacobian) {
               const int col = colOf[static_cast<std::size_t>(d)];
               if (col >= 0) J(r0, col) = sw;
+              rowCol[static_cast<std::size_t>(r0)] = col;
+              rowWeight[static_cast<std::size_t>(r0)] = sw;
             }
             ++r0;
           }
@@ -686,7 +697,8 @@ struct InverseKinematics::Impl {
     return a.firstErr < b.firstErr;
   }
   LevelState cur, trial, best;
-  double yield = 0.0;  // extra λ² of the levels below the first unsatisfied one, relative to their scale
+  double yield = 0.0;         // extra λ² of the levels below the first unsatisfied one, relative to their scale
+  bool quietPosture = false;  // posture-only levels take no step (the tasks are nearly reached)
 
   bool reached(double* constraintResidual) const {
     double cr = 0.0;
@@ -709,10 +721,25 @@ struct InverseKinematics::Impl {
   void solveLevel(const Level& L, const VectorXd& res, bool last, bool below, double mu) {
     const int mk = L.rows;
     auto Ak = A.topRows(mk);
-    Ak.noalias() = J.middleRows(L.row, mk) * P;
     auto bk = b.head(mk);
-    bk.noalias() = -res.segment(L.row, mk);
-    bk.noalias() -= J.middleRows(L.row, mk) * dq;
+    if (L.postureOnly) {
+      // Selection rows: row i of J P is w_i times row c_i of P.
+      for (int i = 0; i < mk; ++i) {
+        const auto ri = static_cast<std::size_t>(L.row + i);
+        const int c = rowCol[ri];
+        bk[i] = -res[L.row + i];
+        if (c < 0) {
+          Ak.row(i).setZero();
+          continue;
+        }
+        Ak.row(i) = rowWeight[ri] * P.row(c);
+        bk[i] -= rowWeight[ri] * dq[c];
+      }
+    } else {
+      Ak.noalias() = J.middleRows(L.row, mk) * P;
+      bk.noalias() = -res.segment(L.row, mk);
+      bk.noalias() -= J.middleRows(L.row, mk) * dq;
+    }
     const double scale = std::max(1.0, Ak.rowwise().squaredNorm().maxCoeff());
     // Levels below the first unsatisfied one (`below`) move in its null
     // space only to first order; when their second-order disturbance keeps
@@ -722,7 +749,21 @@ struct InverseKinematics::Impl {
     const double floor = L.postureOnly ? scale * std::max(1.0, yield) : (below ? scale * yield : 0.0);
     if (last && mk > 16) {
       auto Gk = G.topLeftCorner(mk, mk);
-      Gk.noalias() = Ak * Ak.transpose();
+      if (L.postureOnly) {
+        // A Aᵀ = W S P Pᵀ Sᵀ W = W S P Sᵀ W (P is a symmetric projector).
+        for (int i = 0; i < mk; ++i) {
+          const auto ri = static_cast<std::size_t>(L.row + i);
+          for (int j = 0; j <= i; ++j) {
+            const auto rj = static_cast<std::size_t>(L.row + j);
+            const double g =
+                rowCol[ri] < 0 || rowCol[rj] < 0 ? 0.0 : rowWeight[ri] * rowWeight[rj] * P(rowCol[ri], rowCol[rj]);
+            Gk(i, j) = g;
+            Gk(j, i) = g;
+          }
+        }
+      } else {
+        Gk.noalias() = Ak * Ak.transpose();
+      }
       Gk.diagonal().array() += std::max(mu * scale, floor);
       // Factored in place: an LLT<MatrixXd> member would resize (allocate)
       // its own matrix whenever a level of another size comes last.
@@ -810,7 +851,12 @@ struct InverseKinematics::Impl {
       for (int k = 0; k < n; ++k)
         if (!lockedCol[static_cast<std::size_t>(k)] && !fixed[static_cast<std::size_t>(k)]) P(k, k) = 1.0;
       dq = fixedStep;
-      for (std::size_t l = 0; l < nl; ++l) solveLevel(levels[l], res, l + 1 == nl, static_cast<int>(l) > first, mu);
+      for (std::size_t l = 0; l < nl; ++l) {
+        // Near the solution a regulariser only slows the last Newton steps
+        // (its motion disturbs the tasks to second order): it rests.
+        if (levels[l].postureOnly && quietPosture) continue;
+        solveLevel(levels[l], res, l + 1 == nl, static_cast<int>(l) > first, mu);
+      }
       bool more = false;
       for (const auto& lim : limits) {
         const auto c = static_cast<std::size_t>(lim.col);
@@ -895,6 +941,7 @@ struct InverseKinematics::Impl {
     };
     double current = postureError(cur);
     yield = 0.0;
+    quietPosture = false;
     for (int k = 0; k < opt.postureIterations; ++k) {
       ++R.iterations;
       if (!computeStep(q, r, opt.damping, levels.size(), nl)) return;
@@ -959,6 +1006,7 @@ struct InverseKinematics::Impl {
       yield = 0.0;
       for (int it = 0; it < opt.maxIterations && cur.first < static_cast<int>(nl); ++it) {
         ++R.iterations;
+        quietPosture = cur.firstErr < kQuietPosture;
         if (!computeStep(q, r, mu, nl, cur.first)) break;
         applyStep(q, qTrial);
         // The levels satisfied at q that the step disturbed (to second
