@@ -173,7 +173,7 @@ struct InverseKinematics::Impl {
   detail::Data data;
   Matrix6Xd Sw;
   MatrixXd J, P, A, C, Wr, G;
-  VectorXd r, rTrial, b, y, dq, fixedStep, z;
+  VectorXd r, rTrial, b, y, dq, fixedStep, z, colNorm;
   // Posture rows: the one column each selects (−1: none) and its weight.
   std::vector<int> rowCol;
   std::vector<double> rowWeight;
@@ -452,6 +452,7 @@ struct InverseKinematics::Impl {
     J.resize(mAll, n);
     r.resize(mAll);
     rTrial.resize(mAll);
+    colNorm.resize(mMax);
     rowCol.assign(static_cast<std::size_t>(mAll), -1);
     rowWeight.assign(static_cast<std::size_t>(mAll), 0.0);
     P.resize(n, n);
@@ -781,12 +782,16 @@ struct InverseKinematics::Impl {
     Ck = Ak.transpose();
     auto Wk = Wr.topLeftCorner(mk, mk);
     Wk.setIdentity();
+    // Squared column norms, recomputed every sweep and updated by each
+    // rotation in between (a ← a − t g, b ← b + t g).
+    auto norms = colNorm.head(mk);
     for (int sweep = 0; sweep < 40; ++sweep) {
       bool rotated = false;
+      for (int i = 0; i < mk; ++i) norms[i] = Ck.col(i).squaredNorm();
       for (int i = 0; i < mk - 1; ++i) {
         for (int j = i + 1; j < mk; ++j) {
-          const double a = Ck.col(i).squaredNorm();
-          const double bb = Ck.col(j).squaredNorm();
+          const double a = norms[i];
+          const double bb = norms[j];
           const double g = Ck.col(i).dot(Ck.col(j));
           if (std::abs(g) <= 1e-15 * std::sqrt(a * bb) || g == 0.0) continue;
           rotated = true;
@@ -794,18 +799,12 @@ struct InverseKinematics::Impl {
           const double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1.0 + zeta * zeta));
           const double c = 1.0 / std::sqrt(1.0 + t * t);
           const double s = c * t;
-          for (int k = 0; k < n; ++k) {
-            const double xi = Ck(k, i);
-            const double xj = Ck(k, j);
-            Ck(k, i) = c * xi - s * xj;
-            Ck(k, j) = s * xi + c * xj;
-          }
-          for (int k = 0; k < mk; ++k) {
-            const double xi = Wk(k, i);
-            const double xj = Wk(k, j);
-            Wk(k, i) = c * xi - s * xj;
-            Wk(k, j) = s * xi + c * xj;
-          }
+          norms[i] = a - t * g;
+          norms[j] = bb + t * g;
+          // Columns i, j ← (c x_i − s x_j, s x_i + c x_j), vectorized, in place.
+          const Eigen::JacobiRotation<double> rotation(c, s);
+          Ck.applyOnTheRight(i, j, rotation);
+          Wk.applyOnTheRight(i, j, rotation);
         }
       }
       if (!rotated) break;
