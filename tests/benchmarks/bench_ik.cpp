@@ -25,6 +25,8 @@
 #include <articula/articula.hpp>
 #include <articula/io/import.hpp>
 
+#include "robot_poses.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,32 +60,8 @@ io::ImportOptions importOptions(io::RootAttachment root) {
   return o;
 }
 
-Frame frameNamed(const World& world, const std::string& name) {
-  for (const Multibody& mb : world.getMultibodies())
-    if (auto l = mb.getLink(name)) return *l;
-  if (auto f = world.getFrame(name)) return *f;
-  throw std::runtime_error("no frame named " + name);
-}
-
-// A uniformly random in-limit configuration (unlimited revolute: [−π, π]).
-VectorXd randomConfiguration(const World& world, std::mt19937_64& rng) {
-  VectorXd q = world.getPositions();
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (const Multibody& mb : world.getMultibodies()) {
-    for (const Joint& j : mb.getJoints()) {
-      if (j.numDofs() != j.numPositions()) continue;
-      const JointSpec s = j.getSpec();
-      for (int k = 0; k < j.numDofs(); ++k) {
-        double lo = s.positionLowerLimits.size() > k ? s.positionLowerLimits[k] : -std::numbers::pi;
-        double hi = s.positionUpperLimits.size() > k ? s.positionUpperLimits[k] : std::numbers::pi;
-        if (!std::isfinite(lo)) lo = -std::numbers::pi;
-        if (!std::isfinite(hi)) hi = std::numbers::pi;
-        q[j.positionOffset() + k] = lo + (hi - lo) * u(rng);
-      }
-    }
-  }
-  return q;
-}
+using articula::test::frameNamed;
+using articula::test::randomConfiguration;
 
 Vector3d randomUnit(std::mt19937_64& rng) {
   std::normal_distribution<double> n(0.0, 1.0);

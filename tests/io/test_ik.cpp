@@ -8,6 +8,7 @@
 #include "../engine/ur_analytic_ik.hpp"
 #include "builtin_scenes.hpp"
 #include "models.hpp"
+#include "robot_poses.hpp"
 #include "test_helpers.hpp"
 
 #include <articula/articula.hpp>
@@ -39,12 +40,8 @@ io::ImportOptions options(io::RootAttachment root) {
   return o;
 }
 
-Frame frameNamed(const World& world, const std::string& name) {
-  for (const Multibody& mb : world.getMultibodies())
-    if (auto l = mb.getLink(name)) return *l;
-  if (auto f = world.getFrame(name)) return *f;
-  qFatal("no frame named %s", name.c_str());
-}
+using articula::test::frameNamed;
+using articula::test::randomConfiguration;
 
 // Every limited coordinate inside its limits (exactly: the solver never
 // crosses a limit, and round-off is clamped).
@@ -64,26 +61,6 @@ bool withinLimits(const World& world, const VectorXd& q, std::string* which) {
     }
   }
   return true;
-}
-
-// A uniformly random in-limit configuration (unlimited revolute: [−π, π]).
-VectorXd randomConfiguration(const World& world, std::mt19937_64& rng) {
-  VectorXd q = world.getPositions();
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (const Multibody& mb : world.getMultibodies()) {
-    for (const Joint& j : mb.getJoints()) {
-      if (j.numDofs() != j.numPositions()) continue;
-      const JointSpec s = j.getSpec();
-      for (int k = 0; k < j.numDofs(); ++k) {
-        double lo = s.positionLowerLimits.size() > k ? s.positionLowerLimits[k] : -std::numbers::pi;
-        double hi = s.positionUpperLimits.size() > k ? s.positionUpperLimits[k] : std::numbers::pi;
-        if (!std::isfinite(lo)) lo = -std::numbers::pi;
-        if (!std::isfinite(hi)) hi = std::numbers::pi;
-        q[j.positionOffset() + k] = lo + (hi - lo) * u(rng);
-      }
-    }
-  }
-  return q;
 }
 
 double angleBetween(const Isometry3d& a, const Isometry3d& b) {
