@@ -96,6 +96,46 @@ int countDifferent(const QImage& a, const QImage& b, QRect* box = nullptr) {
   return n;
 }
 
+// Presses on an arrow of the viewport's gizmo (its `axis`, or the one that
+// looks longest on screen), moves `steps` times by `pixels` along it and
+// releases. Returns false when the press did not catch the arrow.
+bool dragGizmoArrow(ViewportWidget* view, std::optional<viewer::GizmoAxis> axis, double pixels, int steps) {
+  viewer::SceneView& scene = view->scene();
+  const Isometry3d X = scene.gizmo().pose();
+  const double size = scene.gizmo().size();
+  const viewer::OrbitCamera& camera = view->viewport()->camera();
+  const int w = view->viewport()->width();
+  const int h = view->viewport()->height();
+  std::optional<Eigen::Vector2d> a, b;
+  double longest = -1.0;
+  for (const viewer::GizmoAxis id : {viewer::GizmoAxis::X, viewer::GizmoAxis::Y, viewer::GizmoAxis::Z}) {
+    if (axis && id != *axis) continue;
+    const Vector3d direction = scene.gizmo().axisDirection(id);
+    const auto p = camera.project(X.translation() + 0.6 * size * direction, w, h);
+    const auto q = camera.project(X.translation() + 1.0 * size * direction, w, h);
+    if (p && q && (*q - *p).norm() > longest) {
+      longest = (*q - *p).norm();
+      a = p;
+      b = q;
+    }
+  }
+  if (!a || !b) return false;
+  const double ratio = view->devicePixelRatioF();
+  const Eigen::Vector2d dir = (*b - *a).normalized();
+  const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
+    return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
+  };
+  QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
+  if (!view->viewport()->isDraggingGizmo()) return false;
+  QPoint last;
+  for (int i = 1; i <= steps; ++i) {
+    last = widgetPoint(*a + pixels * i * dir);
+    QTest::mouseMove(view, last);
+  }
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+  return true;
+}
+
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -569,30 +609,10 @@ class MainWindowTest : public QObject {
     QVERIFY(scene.gizmo().pose().isApprox(X, 1e-12));
     // The z arrow is tangent to the circle the crank's centre of mass
     // moves on (rotation about y): dragging along it turns the crank.
-    const double size = scene.gizmo().size();
-    const Vector3d axis = scene.gizmo().axisDirection(viewer::GizmoAxis::Z);
-    const viewer::OrbitCamera& camera = view->viewport()->camera();
-    const int w = view->viewport()->width();
-    const int h = view->viewport()->height();
-    const std::optional<Eigen::Vector2d> a = camera.project(X.translation() + 0.6 * size * axis, w, h);
-    const std::optional<Eigen::Vector2d> b = camera.project(X.translation() + 1.0 * size * axis, w, h);
-    QVERIFY(a && b);
-    const double ratio = view->devicePixelRatioF();
-    const Eigen::Vector2d dir = (*b - *a).normalized();
-    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
-      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
-    };
     const int undoBefore = doc->undoStack()->count();
     const double q0 = crank.getParentJoint().getPosition(0);
     const VectorXd allBefore = doc->world().getPositions();
-    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
-    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch the gizmo's z arrow");
-    QPoint last;
-    for (int i = 1; i <= 6; ++i) {
-      last = widgetPoint(*a + 8.0 * i * dir);
-      QTest::mouseMove(view, last);
-    }
-    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    QVERIFY2(dragGizmoArrow(view, viewer::GizmoAxis::Z, 8.0, 6), "the press did not catch the gizmo's z arrow");
     const double q1 = findLink(doc->world(), crankRef)->getParentJoint().getPosition(0);
     QVERIFY2(std::abs(q1 - q0) > 0.02, qPrintable(QString("the crank turned by %1 rad").arg(q1 - q0)));
     // The rest of the loop moved with it and the loop is closed.
@@ -632,39 +652,9 @@ class MainWindowTest : public QObject {
     viewer::SceneView& scene = view->scene();
     QVERIFY(scene.isGizmoVisible());
     const Isometry3d X = findLink(doc->world(), hand)->getWorldTransform();
-    const double size = scene.gizmo().size();
-    const viewer::OrbitCamera& camera = view->viewport()->camera();
-    const int w = view->viewport()->width();
-    const int h = view->viewport()->height();
-    // Drag along whichever gizmo arrow looks longest on screen.
-    std::optional<Eigen::Vector2d> a, b;
-    double longest = 0.0;
-    for (const viewer::GizmoAxis axisId : {viewer::GizmoAxis::X, viewer::GizmoAxis::Y, viewer::GizmoAxis::Z}) {
-      const Vector3d axis = scene.gizmo().axisDirection(axisId);
-      const auto p = camera.project(X.translation() + 0.6 * size * axis, w, h);
-      const auto q = camera.project(X.translation() + 1.0 * size * axis, w, h);
-      if (p && q && (*q - *p).norm() > longest) {
-        longest = (*q - *p).norm();
-        a = p;
-        b = q;
-      }
-    }
-    QVERIFY(a && b);
-    const double ratio = view->devicePixelRatioF();
-    const Eigen::Vector2d dir = (*b - *a).normalized();
-    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
-      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
-    };
     const int undoBefore = doc->undoStack()->count();
     const VectorXd before = doc->world().getPositions();
-    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
-    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch a gizmo arrow");
-    QPoint last;
-    for (int i = 1; i <= 6; ++i) {
-      last = widgetPoint(*a + 6.0 * i * dir);
-      QTest::mouseMove(view, last);
-    }
-    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    QVERIFY2(dragGizmoArrow(view, std::nullopt, 6.0, 6), "the press did not catch a gizmo arrow");
     const World& world = doc->world();
     const double moved = (findLink(world, hand)->getWorldTransform().translation() - X.translation()).norm();
     QVERIFY2(moved > 0.01, qPrintable(QString("the hand moved %1 m").arg(moved)));
@@ -711,31 +701,9 @@ class MainWindowTest : public QObject {
     ViewportWidget* view = window_->viewportWidget();
     QTRY_VERIFY(view->scene().isGizmoVisible());
     view->grabView();
-    viewer::SceneView& scene = view->scene();
-    const Isometry3d X = scene.gizmo().pose();
-    const double size = scene.gizmo().size();
-    const Vector3d axis = scene.gizmo().axisDirection(viewer::GizmoAxis::Z);
-    const viewer::OrbitCamera& camera = view->viewport()->camera();
-    const int w = view->viewport()->width();
-    const int h = view->viewport()->height();
-    const auto a = camera.project(X.translation() + 0.6 * size * axis, w, h);
-    const auto b = camera.project(X.translation() + 1.0 * size * axis, w, h);
-    QVERIFY(a && b);
-    const double ratio = view->devicePixelRatioF();
-    const Eigen::Vector2d dir = (*b - *a).normalized();
-    const auto widgetPoint = [ratio](const Eigen::Vector2d& p) {
-      return QPoint(static_cast<int>(std::lround(p.x() / ratio)), static_cast<int>(std::lround(p.y() / ratio)));
-    };
     const double shoulder0 = *sim->control("shoulder_servo");
     const double elbow0 = *sim->control("elbow_servo");
-    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, widgetPoint(*a));
-    QVERIFY2(view->viewport()->isDraggingGizmo(), "the press did not catch the gizmo's z arrow");
-    QPoint last;
-    for (int i = 1; i <= 6; ++i) {
-      last = widgetPoint(*a + 8.0 * i * dir);
-      QTest::mouseMove(view, last);
-    }
-    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, last);
+    QVERIFY2(dragGizmoArrow(view, viewer::GizmoAxis::Z, 8.0, 6), "the press did not catch the gizmo's z arrow");
     const double shoulder1 = *sim->control("shoulder_servo");
     const double elbow1 = *sim->control("elbow_servo");
     QVERIFY2(std::abs(shoulder1 - shoulder0) + std::abs(elbow1 - elbow0) > 0.02,
