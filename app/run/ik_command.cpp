@@ -107,14 +107,7 @@ IkCommandOptions parseIk(const std::vector<std::string>& argv) {
     } else if (a == "--out") {
       o.out = args.value();
       if (o.out.empty()) usageError("--out needs a file name");
-    } else if (a == "--set") {
-      const std::string s = args.value();
-      const std::size_t eq = s.rfind('=');
-      if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
-      o.setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
-    } else if (a == "--keyframe") {
-      o.setup.keyframe = args.value();
-      if (o.setup.keyframe.empty()) usageError("--keyframe needs a keyframe name");
+    } else if (parseStartOption(args, a, o.setup)) {
     } else if (a == "--scene") {
       input.scene = args.value();
     } else if (parseInputOption(args, a, input)) {

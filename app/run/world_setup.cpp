@@ -96,6 +96,22 @@ const char* rootName(io::RootAttachment root) {
 
 }  // namespace
 
+bool parseStartOption(ArgScanner& args, const std::string& option, WorldSetup& setup) {
+  if (option == "--set") {
+    const std::string s = args.value();
+    const std::size_t eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0) usageError("--set expects JOINT=VALUE, got '" + s + "'");
+    setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
+    return true;
+  }
+  if (option == "--keyframe") {
+    setup.keyframe = args.value();
+    if (setup.keyframe.empty()) usageError("--keyframe needs a keyframe name");
+    return true;
+  }
+  return false;
+}
+
 std::string integratorName(Integrator integrator) {
   return integrator == Integrator::RungeKutta4 ? "rk4" : "semi-implicit-euler";
 }

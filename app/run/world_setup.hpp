@@ -35,6 +35,10 @@ struct WorldSetup {
   bool controlsHold = false;  ///< --controls-hold: zero-order hold instead of linear interpolation
 };
 
+/// Handles --set JOINT=VALUE and --keyframe NAME (the start of a run or
+/// an ik solve); returns false for any other option.
+bool parseStartOption(ArgScanner& args, const std::string& option, WorldSetup& setup);
+
 /// Reads a controls CSV (a header "time" or "t", then one column per
 /// actuator, named `NAME` or `ctrl:NAME`; rows of numbers with increasing
 /// times) into keyframe schedules. @throws CliError with file and line.
