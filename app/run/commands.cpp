@@ -106,6 +106,7 @@ void printUsage(std::ostream& os) {
         "  --target FRAME=X,Y,Z[,ROLL,PITCH,YAW]  a position (or pose) target for the origin of a link, rigid\n"
         "                           body or frame; FRAME is NAME or MULTIBODY/LINK; repeatable\n"
         "  --pin FRAME              hold FRAME's position and orientation where they are (above every target)\n"
+        "  --pin-position FRAME     hold only FRAME's origin (a point foot on a 3-DoF leg)\n"
         "  --posture                keep the other coordinates near the start (lowest priority)\n"
         "  --tolerance M[,RAD]      when a target counts as reached (default 1e-10 m and rad)\n"
         "  --restarts N             attempts from random in-limit configurations after a failure (default 10)\n"

@@ -35,6 +35,7 @@ struct IkCommandOptions {
   WorldSetup setup;
   std::vector<Target> targets;
   std::vector<std::string> pins;
+  std::vector<std::string> positionPins;  // --pin-position: the origin only
   bool posture = false;
   int restarts = 10;
   int maxIterations = 100;
@@ -78,6 +79,9 @@ IkCommandOptions parseIk(const std::vector<std::string>& argv) {
     } else if (a == "--pin") {
       o.pins.push_back(args.value());
       if (o.pins.back().empty()) usageError("--pin needs a frame name");
+    } else if (a == "--pin-position") {
+      o.positionPins.push_back(args.value());
+      if (o.positionPins.back().empty()) usageError("--pin-position needs a frame name");
     } else if (a == "--posture") {
       args.noValue();
       o.posture = true;
@@ -245,6 +249,14 @@ int ikCommand(const std::vector<std::string>& argv) {
   for (const std::string& pin : o.pins) {
     const Frame f = resolveFrame(world, pin, "--pin");
     ik.pin(f, "pin " + pin);
+    taskFrames.push_back(f);
+  }
+  for (const std::string& pin : o.positionPins) {
+    const Frame f = resolveFrame(world, pin, "--pin-position");
+    IkTaskOptions held;
+    held.priority = 0;
+    held.name = "pin " + pin;
+    ik.addPositionTask(f, f.getWorldTransform().translation(), held);
     taskFrames.push_back(f);
   }
   for (const Target& t : o.targets) {

@@ -955,6 +955,16 @@ class TestRunnerCli : public QObject {
     QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("no link, rigid body or frame named 'tool'")) &&
                  r.err.contains(QStringLiteral("tool0")),
              qPrintable(describe(r)));
+    // Point feet: --pin-position holds only the origins, so Solo12's
+    // 3-DoF legs still let the body move (a full pin would lock it).
+    const QString solo = articula::test::modelPathString(articula::test::modelsPath() / "example-robot-data" /
+                                                         "robots" / "solo_description" / "robots" / "solo12.urdf");
+    QStringList soloArgs{QStringLiteral("ik"), solo, QStringLiteral("--floating-base"), QStringLiteral("--quiet")};
+    for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"})
+      soloArgs << QStringLiteral("--pin-position") << QString::fromLatin1(foot);
+    soloArgs << QStringLiteral("--target") << QStringLiteral("base_link=0,0,-0.03,0,0.1,0");
+    r = runTool(soloArgs);
+    QVERIFY2(r.exitCode == 0 && r.out.startsWith(QStringLiteral("converged")), qPrintable(describe(r)));
     r = runTool({QStringLiteral("ik"), ur5, QStringLiteral("--target"), QStringLiteral("tool0=1,2")});
     QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("expected 3 numbers")), qPrintable(describe(r)));
   }
