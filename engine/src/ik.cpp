@@ -173,7 +173,8 @@ struct InverseKinematics::Impl {
   detail::Data data;
   Matrix6Xd Sw;
   MatrixXd J, P, A, C, Wr, G;
-  VectorXd r, rTrial, b, y, dq, fixedStep, z, colNorm;
+  VectorXd r, rTrial, b, y, dq, fixedStep, z, colNorm, tau, rowBuffer;
+  MatrixXd Rq, Cq;  // QR of Aᵀ: R, and C = Q C_R
   // Posture rows: the one column each selects (−1: none) and its weight.
   std::vector<int> rowCol;
   std::vector<double> rowWeight;
@@ -453,6 +454,10 @@ struct InverseKinematics::Impl {
     r.resize(mAll);
     rTrial.resize(mAll);
     colNorm.resize(mMax);
+    tau.resize(mMax);
+    rowBuffer.resize(mMax);
+    Rq.resize(mMax, mMax);
+    Cq.resize(n, mMax);
     rowCol.assign(static_cast<std::size_t>(mAll), -1);
     rowWeight.assign(static_cast<std::size_t>(mAll), 0.0);
     P.resize(n, n);
@@ -776,10 +781,37 @@ struct InverseKinematics::Impl {
       dq += y;
       return;
     }
-    // One-sided Jacobi on C = Aᵀ (n × mk): C W has orthogonal columns c_j,
-    // A = W Σ Vᵀ with σ_j = |c_j| and v_j = c_j / σ_j.
-    auto Ck = C.leftCols(mk);
-    Ck = Ak.transpose();
+    // One-sided Jacobi on Aᵀ (n × mk), preconditioned by a QR
+    // factorization Aᵀ = Q R: the sweeps run on R (mk × mk), R W = C_R with
+    // orthogonal columns, and C = Aᵀ W = Q C_R has orthogonal columns c_j,
+    // A = W Σ Vᵀ with σ_j = |c_j| = |c_R j| and v_j = c_j / σ_j.
+    // Householder QR in place in H (reflector k stored in H(k:n, k)); a
+    // level with more rows than columns sweeps Aᵀ itself.
+    auto H = C.leftCols(mk);
+    H = Ak.transpose();
+    const bool factored = mk <= n;
+    auto Rk = Rq.topLeftCorner(mk, mk);
+    if (factored) Rk.setZero();
+    for (int k = 0; factored && k < mk; ++k) {
+      auto x = H.col(k).tail(n - k);
+      const double normX = x.norm();
+      if (normX == 0.0) {
+        tau[k] = 0.0;
+        continue;
+      }
+      const double alpha = x[0] > 0.0 ? -normX : normX;
+      x[0] -= alpha;  // v = x − α e₁
+      const double vv = x.squaredNorm();
+      tau[k] = vv > 0.0 ? 2.0 / vv : 0.0;
+      Rk(k, k) = alpha;
+      for (int j = k + 1; j < mk; ++j) {
+        auto col = H.col(j).tail(n - k);
+        col -= (tau[k] * x.dot(col)) * x;
+        Rk(k, j) = col[0];
+      }
+    }
+    // The sweeps turn R into C_R (or Aᵀ into C) in place.
+    Eigen::Ref<MatrixXd> Ck = factored ? Eigen::Ref<MatrixXd>(Rk) : Eigen::Ref<MatrixXd>(H);
     auto Wk = Wr.topLeftCorner(mk, mk);
     Wk.setIdentity();
     // Squared column norms, recomputed every sweep and updated by each
@@ -809,6 +841,26 @@ struct InverseKinematics::Impl {
       }
       if (!rotated) break;
     }
+    // C = Q [C_R; 0], applying the reflectors in reverse order.
+    Eigen::Ref<MatrixXd> Cfull = factored ? Eigen::Ref<MatrixXd>(Cq.leftCols(mk)) : Eigen::Ref<MatrixXd>(H);
+    if (factored) {
+      Cfull.setZero();
+      Cfull.topRows(mk) = Ck;
+    }
+    for (int k = mk - 1; factored && k >= 0; --k) {
+      if (tau[k] == 0.0) continue;
+      const auto v = H.col(k).tail(n - k);
+      auto rows = Cfull.bottomRows(n - k);
+      auto w = rowBuffer.head(mk);
+      w.noalias() = rows.transpose() * v;
+      rows.noalias() -= (tau[k] * v) * w.transpose();
+    }
+    // A coordinate the level does not involve (a zero column of A) stays
+    // exactly still: Q's round-off would otherwise leave ~1e-17 there.
+    if (factored) {
+      for (int c = 0; c < n; ++c)
+        if (Ak.col(c).isZero(0.0)) Cfull.row(c).setZero();
+    }
     double sigmaMax = 0.0;
     for (int j = 0; j < mk; ++j) sigmaMax = std::max(sigmaMax, Ck.col(j).norm());
     const double rankTol = 1e-10 * std::max(1.0, sigmaMax);
@@ -831,10 +883,10 @@ struct InverseKinematics::Impl {
       const double s2 = Ck.col(j).squaredNorm();
       if (s2 <= rankTol * rankTol) continue;
       const double coefficient = Wk.col(j).dot(bk) / (s2 + lambda2);
-      y.noalias() += coefficient * Ck.col(j);
+      y.noalias() += coefficient * Cfull.col(j);
       if (!last) {
         const double inv = 1.0 / s2;
-        P.noalias() -= (inv * Ck.col(j)) * Ck.col(j).transpose();
+        P.noalias() -= (inv * Cfull.col(j)) * Cfull.col(j).transpose();
       }
     }
     dq += y;
