@@ -1079,8 +1079,14 @@ struct InverseKinematics::Impl {
             yield = yield == 0.0 ? 1.0 : 10.0 * yield;
           q.swap(qTrial);
           mu = std::max(opt.damping, mu * 0.1);
-          evaluate(q, r, true);
-          judge(r, cur);
+          if (kept > 0) {
+            // The trial was evaluated with its Jacobian: reuse it.
+            r.swap(rTrial);
+            std::swap(cur, trial);
+          } else {
+            evaluate(q, r, true);
+            judge(r, cur);
+          }
         } else {
           mu *= 10.0;
           yield = yield == 0.0 ? 1.0 : 10.0 * yield;
