@@ -52,12 +52,7 @@ const fs::path kModels = ARTICULA_MODELS_DIR;
 const fs::path kRobots = kModels / "example-robot-data" / "robots";
 
 io::ImportOptions importOptions(io::RootAttachment root) {
-  io::ImportOptions o;
-  o.packagePath.push_back(kModels);
-  o.useEnvironmentPaths = false;
-  o.root = root;
-  o.loadMeshes = false;
-  return o;
+  return articula::test::robotImportOptions(root);
 }
 
 using articula::test::frameNamed;

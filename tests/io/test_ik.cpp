@@ -32,12 +32,7 @@ namespace {
 const fs::path kRobots = articula::test::modelsPath() / "example-robot-data" / "robots";
 
 io::ImportOptions options(io::RootAttachment root) {
-  io::ImportOptions o;
-  o.packagePath.push_back(articula::test::modelsPath());
-  o.useEnvironmentPaths = false;
-  o.root = root;
-  o.loadMeshes = false;
-  return o;
+  return articula::test::robotImportOptions(root);
 }
 
 using articula::test::frameNamed;

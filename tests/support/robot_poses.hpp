@@ -3,6 +3,7 @@
 // robots (inverse-kinematics tests and benchmarks).
 
 #include <articula/articula.hpp>
+#include <articula/io/import.hpp>
 
 #include <cmath>
 #include <numbers>
@@ -11,6 +12,17 @@
 #include <string>
 
 namespace articula::test {
+
+// Import options for the robots of ARTICULA_MODELS_DIR: its package path
+// only, no meshes (kinematics is all these tests read).
+inline io::ImportOptions robotImportOptions(io::RootAttachment root) {
+  io::ImportOptions o;
+  o.packagePath.push_back(ARTICULA_MODELS_DIR);
+  o.useEnvironmentPaths = false;
+  o.root = root;
+  o.loadMeshes = false;
+  return o;
+}
 
 // The link named `name` in any multibody, else the user frame of that name.
 // @throws std::runtime_error when there is none.
