@@ -76,9 +76,11 @@ double delassus(const Model& m, const ConstraintWorkspace& ws, const ConstraintR
   return s;
 }
 
+}  // namespace
+
 // Softness regularises redundant contact sets; joint rows stay hard;
 // bilateral rows carry their own (compliance or a relative regularisation).
-double softness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
+double rowSoftness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
   switch (r.kind) {
     case RowKind::ContactNormal:
     case RowKind::ContactFriction:
@@ -88,6 +90,12 @@ double softness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
     default:
       return 0.0;
   }
+}
+
+namespace {
+
+double softness(const ConstraintSolverOptions& opt, const ConstraintRow& r) {
+  return rowSoftness(opt, r);
 }
 
 int findRoot(std::vector<int>& parent, int i) {
@@ -134,7 +142,7 @@ inline void packedAxpy(double* v, double s, const double* MJ, int n) {
 // are first packed in sweep order (ws.packed) with everything an update
 // reads; the impulses are written back at the end.
 int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
-                         VectorXd& v, double& residual) {
+                         VectorXd& v, double& residual, int maxSweeps = -1, double tolerance = -1.0) {
   auto& packed = ws.packed;
   packed.clear();
   auto takesPart = [&](const ConstraintRow& r) {
@@ -180,7 +188,8 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions&
 
   int it = 0;
   residual = 0.0;
-  const int maxIt = std::max(1, opt.maxIterations);
+  const int maxIt = std::max(1, maxSweeps > 0 ? maxSweeps : opt.maxIterations);
+  const double stop = tolerance >= 0.0 ? tolerance : opt.tolerance;
   double* vd = v.data();
   PackedRow* rows = packed.data();
   for (it = 1; it <= maxIt; ++it) {
@@ -205,7 +214,7 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions&
       }
     }
     residual = maxDelta;
-    if (maxDelta <= opt.tolerance) break;
+    if (maxDelta <= stop) break;
   }
   for (const PackedRow& p : packed) {
     auto& r = ws.rows[static_cast<std::size_t>(p.row)];
@@ -316,6 +325,60 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// Shared by the methods: the residual every step reports, and the
+// matrix-free Delassus product of the Newton methods.
+
+int gaussSeidelSweeps(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
+                      VectorXd& v, int sweeps) {
+  double residual = 0.0;
+  return projectedGaussSeidel(ws, opt, i0, i1, position, v, residual, sweeps, 0.0);
+}
+
+double boxedResidual(const ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
+                     const VectorXd& v) {
+  double worst = 0.0;
+  for (int k = i0; k < i1; ++k) {
+    const ConstraintRow& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(k)])];
+    if (!(r.diag > 0.0) || (position && r.kind != RowKind::ContactNormal)) continue;
+    const double soft = softness(opt, r);
+    const double lambda = position ? r.lambdaPosition : r.lambda;
+    double lo = r.lo;
+    double hi = r.hi;
+    if (position) {
+      lo = 0.0;
+      hi = kInf;
+    } else if (r.normalRow >= 0) {
+      hi = r.mu * std::max(0.0, ws.rows[static_cast<std::size_t>(r.normalRow)].lambda);
+      lo = -hi;
+    }
+    const double w = rowDot(r, ws.J, v) + soft * lambda - (position ? r.rhsPosition : r.rhs);
+    // The natural (projection) residual |λ − clamp(λ − w/d)|·d in velocity units.
+    const double d = r.diag + soft;
+    const double e = std::abs(lambda - std::clamp(lambda - w / d, lo, hi)) * d;
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+void delassusProduct(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, const double* x,
+                     double* y) {
+  VectorXd& dv = ws.dvScratch;
+  const int n = i1 - i0;
+  for (int a = 0; a < n; ++a) {
+    if (x[a] == 0.0) continue;
+    rowApply(ws, ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])], x[a], dv);
+  }
+  for (int a = 0; a < n; ++a) {
+    const ConstraintRow& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
+    y[a] = rowDot(r, ws.J, dv) + softness(opt, r) * x[a];
+  }
+  for (int a = 0; a < n; ++a) {
+    const ConstraintRow& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
+    for (int k = 0; k < r.nside; ++k) dv.segment(r.side[k].vadr, r.side[k].n).setZero();
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Dantzig-style principal pivoting for the boxed LCP. Rows are brought in
@@ -793,15 +856,18 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
   }
 
   // Islands made of bilateral rows only (closures, couplers) are solved
-  // directly whatever the method: projected Gauss–Seidel converges slowly on
-  // stiff coupled equality rows, and their Delassus block is small.
+  // directly by the two boxed-LCP methods: projected Gauss–Seidel converges
+  // slowly on stiff coupled equality rows, and their Delassus block is small.
+  // The Newton methods solve them like any other island.
   const bool pivoting = isPivoting(opt);
-  ws.islandBilateral.assign(nowner, 1);
+  const bool newton = opt.method == "nonsmooth-newton";
+  const bool convex = opt.method == "convex";
+  ws.islandBilateral.assign(nowner, newton || convex ? 0 : 1);
   for (int r = 0; r < nrows; ++r) {
     if (ws.rows[static_cast<std::size_t>(r)].kind != RowKind::Bilateral)
       ws.islandBilateral[static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)])] = 0;
   }
-  // Warm start (projected Gauss–Seidel).
+  // Warm start (every method but pivoting).
   for (int r = 0; r < nrows; ++r) {
     auto& R = ws.rows[static_cast<std::size_t>(r)];
     const bool direct = ws.islandBilateral[static_cast<std::size_t>(ws.rowIsland[static_cast<std::size_t>(r)])] != 0;
@@ -839,6 +905,17 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
   // Solve island by island.
   bool anyPosition = false;
   for (const auto& R : ws.rows) anyPosition = anyPosition || (R.rhsPosition > 0.0 && R.diag > 0.0);
+  if (convex) {
+    ws.ownerLocal.assign(nowner, -1);
+    ws.minvOffset.resize(nowner);
+    ws.blockOffset.resize(nowner);
+  }
+  if (newton || convex) {
+    growTo(ws.dvScratch, m.nv);
+    growTo(ws.dvDir, m.nv);
+    ws.dvScratch.head(m.nv).setZero();
+    if (anyPosition) ws.vZero.setZero(m.nv);
+  }
   for (std::size_t isl = 0; isl < nowner; ++isl) {
     const int i0 = ws.islandStart[isl];
     const int i1 = ws.islandStart[isl + 1];
@@ -848,6 +925,15 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
       const bool position = phase == 1;
       VectorXd& target = position ? ws.vPos : v;
       double residual = 0.0;
+      if (newton || convex) {
+        const IslandSolve s =
+            newton ? nonsmoothNewtonIsland(ws, opt, i0, i1, position, target)
+                   : convexIsland(m, d, ws, opt, i0, i1, position, position ? ws.vZero : ws.vStar, target);
+        result.iterations = std::max(result.iterations, s.iterations);
+        result.inner += s.inner;
+        result.residual = std::max(result.residual, s.residual);
+        continue;
+      }
       bool solved = false;
       const bool direct = pivoting || ws.islandBilateral[isl] != 0;
       if (direct && i1 - i0 <= kMaxPivotingRows) {
@@ -863,7 +949,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
         const int it = projectedGaussSeidel(ws, opt, i0, i1, position, target, residual);
         result.iterations = std::max(result.iterations, it);
       }
-      result.residual = std::max(result.residual, residual);
+      result.residual = std::max(result.residual, boxedResidual(ws, opt, i0, i1, position, target));
     }
   }
   return result;

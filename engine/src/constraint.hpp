@@ -112,13 +112,42 @@ struct ConstraintWorkspace {
   VectorXd b, lo, hi, lam, lamPrevious, w, dlam, dw, x, col;
   std::vector<int> findex, status, clamped, pos;
   std::vector<double> mu;
+  // Newton methods' scratch (nonsmooth_newton.cpp, convex_solver.cpp);
+  // vectors only grow, so a step in simulation mode does not allocate.
+  VectorXd nLambda, nW, nPhi, nC, nRhs, nDir, nADir, nPre, nR, nZ, nP, nMz, nMp, nTrial, nLo, nDb, gG;
+  MatrixXd gV, gH;     // GMRES basis and Hessenberg matrix
+  VectorXd dvScratch;  // one nv-sized velocity change (zero outside a product)
+  VectorXd dvDir;      // M̃⁻¹ Jᵀ Δλ of a Newton direction, nv-sized
+  VectorXd vZero;      // the position problem's free velocity (zero), nv-sized
+  // convex method: the island's trees and DoFs
+  std::vector<int> islandOwners;  // the island's trees
+  std::vector<int> ownerLocal;    // per tree: its first island DoF, −1 outside the island
+  std::vector<int> minvOffset;    // per tree: start of its dense M̃⁻¹ and M̃ in minv / mass
+  std::vector<int> blockOffset;   // per tree: start of its preconditioner block in cBlocks
+  std::vector<double> minv, mass, cBlocks;
+  MatrixXd cFactor;
+  // convex: per constraint group its first island row and size (1, or 3
+  // for a contact, stored as two entries: normal row / 3, then first friction row / 0)
+  std::vector<int> groupRow;
+  std::vector<std::uint8_t> groupSize;
+  VectorXd cvx, cvStar, cDv, cGrad, cVc, cDvc, cGamma, cR, cVhat, cG,
+      cCenter;  // convex: island-local vectors (grow only)
+  MatrixXd cH;
+};
+
+// The outcome of one island's solve by a Newton method.
+struct IslandSolve {
+  int iterations = 0;  // Newton iterations
+  int inner = 0;       // linear-solver iterations
+  double residual = 0.0;
 };
 
 struct ConstraintResult {
   int rows = 0;
   int islands = 0;
   int iterations = 0;
-  double residual = 0.0;
+  int inner = 0;
+  double residual = 0.0;    // velocity error, largest over islands (StepDiagnostics::residual)
   bool fallback = false;    // some island was solved by PGS instead of pivoting
   bool degenerate = false;  // ... because pivoting failed on it
   int largestTooLarge = 0;  // ... because it had more rows than pivoting takes (largest such island)
@@ -126,8 +155,12 @@ struct ConstraintResult {
 
 // Friction rows per contact point, and the direction of row k of n: at
 // angle πk/n in the tangent plane spanned by t1, t2.
+// The convex method uses two orthogonal rows and a circular cone.
+inline bool usesFrictionCone(const ConstraintSolverOptions& opt) {
+  return opt.method == "convex";
+}
 inline int frictionRowCount(const ConstraintSolverOptions& opt) {
-  return std::max(2, opt.frictionDirections / 2);
+  return usesFrictionCone(opt) ? 2 : std::max(2, opt.frictionDirections / 2);
 }
 inline Vector3d frictionDirection(const Vector3d& t1, const Vector3d& t2, int k, int n) {
   const double phi = std::numbers::pi * k / n;
@@ -166,6 +199,38 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
 // v* to the constrained velocities; ws.vPos gets the split-impulse correction.
 ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
                            ConstraintWorkspace& ws);
+
+// Softness (regularisation) a row's Delassus diagonal gets.
+double rowSoftness(const ConstraintSolverOptions& opt, const ConstraintRow& r);
+
+// The complementarity error of the boxed problem on rows order[i0, i1) at
+// velocities v and the rows' impulses, as a velocity error (m/s or rad/s):
+// |w| for a row strictly inside its bounds, the wrong-signed part of w at a
+// bound, and diag·(bound violation) for an impulse outside its bounds.
+double boxedResidual(const ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
+                     const VectorXd& v);
+
+// `sweeps` projected Gauss–Seidel sweeps over rows order[i0, i1), from the
+// rows' impulses (already applied to v). Returns the sweeps made.
+int gaussSeidelSweeps(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
+                      VectorXd& v, int sweeps);
+
+// Matrix-free Delassus product over rows order[i0, i1): y = (A + softness) x,
+// with x and y indexed by position in the island. Uses ws.dvScratch.
+void delassusProduct(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, const double* x,
+                     double* y);
+
+// The non-smooth Newton method on rows order[i0, i1) (nonsmooth_newton.cpp):
+// v holds the velocities with the rows' current impulses applied; on
+// return it holds the solution's and the rows hold their impulses.
+IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
+                                  bool position, VectorXd& v);
+
+// The convex method on rows order[i0, i1) (convex_solver.cpp); `vFree` is
+// the velocity the island has without its rows (v* or, for the position
+// problem, zero). Same contract on v and the rows as above.
+IslandSolve convexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0,
+                         int i1, bool position, const VectorXd& vFree, VectorXd& v);
 
 // Boxed LCP by principal pivoting (exposed for tests): finds λ with
 // lo ≤ λ ≤ hi and w = Aλ + b complementary; rows with findex[i] ≥ 0 get

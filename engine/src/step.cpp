@@ -241,8 +241,22 @@ void WorldImpl::stepOnce() {
       diagnostics.numRows = r.rows;
       diagnostics.numIslands = r.islands;
       diagnostics.iterations = r.iterations;
+      diagnostics.innerIterations = r.inner;
       diagnostics.residual = r.residual;
+      diagnostics.converged = r.residual <= options.solver.convergenceTolerance;
       diagnostics.fallback = r.fallback;
+      if (!diagnostics.converged) {
+        if (unconvergedRun++ == 0) {
+          std::ostringstream os;
+          os << "the constraint solve (" << options.solver.method << ") did not converge: residual " << r.residual
+             << " m/s after " << r.iterations << " iterations, above the tolerance of "
+             << options.solver.convergenceTolerance
+             << " (ConstraintSolverOptions::convergenceTolerance); StepDiagnostics::converged says which steps";
+          warn(os.str());
+        }
+      } else {
+        unconvergedRun = 0;
+      }
       if (r.degenerate) {
         warn(
             "the pivoting method failed on a degenerate island (singular pivot or pivot limit); projected "

@@ -24,6 +24,17 @@ const WorldOptions& World::getOptions() const {
   return m_impl->options;
 }
 
+const std::vector<std::string>& constraintSolverMethods() {
+  static const std::vector<std::string> methods = {"projected-gauss-seidel", "direct-pivoting", "nonsmooth-newton",
+                                                   "convex"};
+  return methods;
+}
+
+bool isConstraintSolverMethod(const std::string& method) {
+  const auto& all = constraintSolverMethods();
+  return std::find(all.begin(), all.end(), method) != all.end();
+}
+
 void World::setOptions(const WorldOptions& options) {
   m_impl->requireUnlocked("change the options");
   if (!std::isfinite(options.timeStep) || options.timeStep <= 0.0) {
@@ -38,9 +49,10 @@ void World::setOptions(const WorldOptions& options) {
   }
   if (!options.gravity.allFinite()) throw InvalidArgument("gravity must be finite");
   const auto& s = options.solver;
-  if (s.method != "projected-gauss-seidel" && s.method != "direct-pivoting") {
-    throw InvalidArgument("unknown constraint solver method '" + s.method +
-                          "'; expected \"projected-gauss-seidel\" or \"direct-pivoting\"");
+  if (!isConstraintSolverMethod(s.method)) {
+    std::string expected;
+    for (const std::string& m : constraintSolverMethods()) expected += (expected.empty() ? "\"" : ", \"") + m + "\"";
+    throw InvalidArgument("unknown constraint solver method '" + s.method + "'; expected one of " + expected);
   }
   auto check = [](bool ok, const std::string& what) {
     if (!ok) throw InvalidArgument("constraint solver option " + what);
@@ -61,6 +73,12 @@ void World::setOptions(const WorldOptions& options) {
   check(s.maxCorrectionVelocity > 0.0, "maxCorrectionVelocity must be > 0");
   check(s.constraintForceMixing >= 0.0 && std::isfinite(s.constraintForceMixing),
         "constraintForceMixing must be finite and ≥ 0");
+  check(s.convergenceTolerance > 0.0 && std::isfinite(s.convergenceTolerance),
+        "convergenceTolerance must be finite and > 0");
+  check(s.krylovIterations >= 1 && s.krylovIterations <= kMaxSolverIterations,
+        "krylovIterations must be in [1, " + std::to_string(kMaxSolverIterations) + "] (got " +
+            std::to_string(s.krylovIterations) + ")");
+  check(s.convexRegularization > 0.0 && s.convexRegularization <= 1.0, "convexRegularization must be in (0, 1]");
   m_impl->options = options;
   m_impl->model.gravity = options.gravity;
 }

@@ -269,6 +269,9 @@ class WorldImpl {
   } energyMonitor;
   std::deque<std::string> warnings;
   bool warnedRk4Constraints = false;
+  // Steps in a row whose constraint solve did not converge (a warning is
+  // recorded when a run of them starts).
+  long unconvergedRun = 0;
 
   // Versions for fresh-by-default caches.
   std::uint64_t qVersion = 1;

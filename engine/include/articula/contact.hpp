@@ -32,11 +32,19 @@ struct Contact {
 
 /// What the constraint stage did in the last step.
 struct StepDiagnostics {
-  int numContacts = 0;    ///< contact points
-  int numRows = 0;        ///< constraint rows (contacts, friction, limits, joint friction)
-  int numIslands = 0;     ///< independent problems solved
-  int iterations = 0;     ///< projected Gauss–Seidel sweeps (max over islands) or pivots (sum)
-  double residual = 0.0;  ///< largest last change of an impulse (PGS) or complementarity error (pivoting)
+  int numContacts = 0;  ///< contact points
+  int numRows = 0;      ///< constraint rows (contacts, friction, limits, joint friction, closures, couplers, locks)
+  int numIslands = 0;   ///< independent problems solved
+  /// Projected Gauss–Seidel sweeps or Newton iterations (max over islands),
+  /// or pivots (sum over islands).
+  int iterations = 0;
+  int innerIterations = 0;  ///< Newton methods: linear-solver iterations, summed over Newton steps and islands
+  /// How far the solve is from solving its problem, as a velocity error
+  /// (m/s or rad/s; largest over rows): the complementarity error of the
+  /// boxed problem (projected Gauss–Seidel, pivoting, Newton) or the
+  /// optimality error of the convex problem (docs/contacts.md).
+  double residual = 0.0;
+  bool converged = true;  ///< residual ≤ ConstraintSolverOptions::convergenceTolerance
   bool fallback = false;  ///< the pivoting method failed on an island and projected Gauss–Seidel solved it
   bool failed = false;    ///< the step produced non-finite values; the previous state was kept
   std::string message;    ///< what went wrong (empty when nothing did)

@@ -5,6 +5,7 @@
 #include <articula/types.hpp>
 
 #include <string>
+#include <vector>
 
 namespace articula {
 
@@ -21,16 +22,24 @@ enum class ErrorCorrection {
 };
 
 /// The velocity-level constraint problem solved once per step (contacts,
-/// friction, joint limits, joint friction). Method names:
-///   "projected-gauss-seidel"  iterative; iterations, tolerance and warm start apply (default)
+/// friction, joint limits, joint friction, loop closures, couplers,
+/// actuator locks). Method names (docs/contacts.md has the capability
+/// matrix):
+///   "projected-gauss-seidel"  iterative sweeps over the rows; maxIterations, tolerance and warm start apply (default)
 ///   "direct-pivoting"         Dantzig-style principal pivoting on each island's Delassus matrix;
 ///                             exact up to round-off, falls back to projected Gauss–Seidel on failure
+///   "nonsmooth-newton"        the same boxed complementarity problem written as Fischer–Burmeister
+///                             equations, solved by Newton iterations with a preconditioned conjugate
+///                             residual inner solve that never forms the Delassus matrix
+///   "convex"                  a strictly convex problem in the velocities with a regularised Coulomb
+///                             cone (exact circle, not a pyramid), solved by Newton with exact line
+///                             search; unique solution, converges from any start
 struct ConstraintSolverOptions {
   std::string method = "projected-gauss-seidel";
-  int maxIterations = 50;              ///< projected Gauss–Seidel sweeps per island
-  double tolerance = 1e-10;            ///< stop when the largest impulse change of a sweep is below (N·s)
-  bool warmStart = true;               ///< start from the previous step's impulses of persisting contacts
-  int frictionDirections = 4;          ///< pyramid edges, even, ≥ 4: frictionDirections/2 two-sided rows
+  int maxIterations = 50;      ///< projected Gauss–Seidel sweeps, or Newton iterations, per island
+  double tolerance = 1e-10;    ///< projected Gauss–Seidel: stop when an impulse changes less in a sweep (N·s)
+  bool warmStart = true;       ///< start from the previous step's impulses of persisting contacts
+  int frictionDirections = 4;  ///< pyramid edges, even, ≥ 4: frictionDirections/2 two-sided rows ("convex": a cone)
   double restitutionThreshold = 0.05;  ///< approach speed below which restitution is ignored (m/s)
   ErrorCorrection errorCorrection = ErrorCorrection::Baumgarte;
   double errorReduction = 0.2;         ///< fraction of penetration removed per step (ERP), in [0, 1]
@@ -39,7 +48,22 @@ struct ConstraintSolverOptions {
   double constraintForceMixing =
       1e-8;  ///< softness of contact rows: added to their Delassus diagonal as a fraction of it (CFM)
   double limitErrorReduction = 1.0;  ///< fraction of a joint-limit violation removed per step
+  /// A solve counts as converged when its residual (StepDiagnostics::residual,
+  /// a velocity error in m/s or rad/s) is at most this; the Newton methods
+  /// stop there. An unconverged solve is reported, never silent.
+  double convergenceTolerance = 1e-6;
+  int krylovIterations = 40;  ///< "nonsmooth-newton" and large "convex" islands: inner iterations per Newton step
+  /// "convex": regularisation R of every row as a fraction of its Delassus
+  /// diagonal (dimensionless, > 0). A contact then yields R·λ of velocity
+  /// under load λ: smaller is stiffer and harder to solve.
+  double convexRegularization = 1e-3;
 };
+
+/// The constraint solver methods, in the order of ConstraintSolverOptions' list.
+const std::vector<std::string>& constraintSolverMethods();
+
+/// Whether `method` names a constraint solver method.
+bool isConstraintSolverMethod(const std::string& method);
 
 /// When a step counts as diverged. A diverged step is rejected like one
 /// that produced non-finite values: the previous state is kept, the step's
