@@ -677,7 +677,9 @@ void TestContactPhysics::jointVelocityLimit() {
   const double finalSpeed = joint.getVelocity(0);
   qInfo("%s: velocity limit %.1f: max |θ̇| = %.15g (relative excess %.3e), final θ̇ = %.15g", qPrintable(method), limit,
         maxSpeed, maxSpeed / limit - 1.0, finalSpeed);
-  ARTICULA_CHECK(maxSpeed <= limit * (1.0 + 1e-9),
+  // The convex method may exceed the limit by its convergence tolerance.
+  const double allowance = isCompliantMethod(method) ? WorldOptions{}.solver.convergenceTolerance : 0.0;
+  ARTICULA_CHECK(maxSpeed <= limit * (1.0 + 1e-9) + allowance,
                  QString("velocity limit %1 exceeded: |θ̇| = %2").arg(num(limit, kDigits)).arg(maxSpeed, 0, 'g', 17));
   ARTICULA_CHECK(finalSpeed >= limit * (1.0 - 1e-6),
                  QString("did not reach the velocity limit: θ̇ = %1 rad/s").arg(finalSpeed, 0, 'g', 17));

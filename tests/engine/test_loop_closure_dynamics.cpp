@@ -761,11 +761,15 @@ void TestLoopClosureDynamics::gearAndMimicCouplers() {
     ARTICULA_CHECK(
         maxResidual[k] <= 1e-8,
         QString("%1: max coupler residual %2 > 1e-8").arg(QString::fromUtf8(p.name), num(maxResidual[k], kDigits)));
-    ARTICULA_CHECK(maxAccelErr[k] <= 1e-6,
+    // The convex method's rows are compliant (regularised by 1e-6 of their
+    // Delassus diagonal for joint-space rows): its accelerations are exact
+    // to that order instead of to round-off.
+    const double accelTolerance = isCompliantMethod(method) ? 1e-4 : 1e-6;
+    ARTICULA_CHECK(maxAccelErr[k] <= accelTolerance,
                    QString("%1: leader acceleration relative error %2 (expected τ/(I_l + r² I_f) = %3 rad/s²)")
                        .arg(QString::fromUtf8(p.name), num(maxAccelErr[k], kDigits), num(p.accel, kDigits)));
     ARTICULA_CHECK(
-        maxFollowerErr[k] <= 1e-6,
+        maxFollowerErr[k] <= accelTolerance,
         QString("%1: follower acceleration relative error %2 (expected %3 rad/s²)")
             .arg(QString::fromUtf8(p.name), num(maxFollowerErr[k], kDigits), num(p.ratio * p.accel, kDigits)));
     // Closed form at t = 2 s from rest: v_l = a·t.

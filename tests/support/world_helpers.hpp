@@ -39,6 +39,8 @@ inline constexpr double kG = 9.81;  // |default gravity| (m/s²), along −z
 inline constexpr double kH = 1e-3;  // default time step (s)
 inline const QString kPgs = QStringLiteral("projected-gauss-seidel");
 inline const QString kPivoting = QStringLiteral("direct-pivoting");
+inline const QString kNewton = QStringLiteral("nonsmooth-newton");
+inline const QString kConvex = QStringLiteral("convex");
 
 /// Number of default time steps in `seconds`.
 inline int stepsFor(double seconds) {
@@ -57,11 +59,22 @@ inline WorldOptions optionsFor(const QString& method) {
   return o;
 }
 
+/// Whether `method` solves its rows exactly (up to round-off): the two
+/// boxed-LCP methods and the Newton method on single rows. The convex
+/// method's rows are compliant by its regularisation (docs/contacts.md):
+/// a row misses its velocity target by up to convexRegularization × 1e-3 of
+/// the velocity change its impulse makes, and by the convergence tolerance.
+inline bool isCompliantMethod(const QString& method) {
+  return method == QStringLiteral("convex");
+}
+
 /// Data column "method" with a row for each constraint solver.
 inline void addSolverRows() {
   QTest::addColumn<QString>("method");
   QTest::newRow("projected-gauss-seidel") << kPgs;
   QTest::newRow("direct-pivoting") << kPivoting;
+  QTest::newRow("nonsmooth-newton") << kNewton;
+  QTest::newRow("convex") << kConvex;
 }
 
 inline bool stateIsFinite(const World& world) {
