@@ -1,6 +1,7 @@
 // Articula as a backend of the peer benchmark: every tree is a Multibody
 // (a single free box is a RigidBody), closures are Point loop closures,
-// contacts use the default projected Gauss–Seidel solver.
+// contacts use the default projected Gauss–Seidel solver, or another
+// constraint solver method for the work–precision rows.
 #include "peer.hpp"
 
 #include <articula/articula.hpp>
@@ -8,6 +9,8 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace bench {
 
@@ -32,9 +35,12 @@ struct Slot {
 
 class ArticulaInstance final : public Instance {
  public:
-  explicit ArticulaInstance(const Scene& scene, bool peerLike = false) : m_scene(scene) {
+  /// `method`: a constraint solver method, or empty for the default one.
+  explicit ArticulaInstance(const Scene& scene, bool peerLike = false, const std::string& method = {})
+      : m_scene(scene) {
     articula::WorldOptions o;
     if (peerLike) o.solver.maxIterations = 10;
+    if (!method.empty()) o.solver.method = method;
     o.timeStep = scene.dt;
     o.gravity = scene.gravity;
     o.integrator = articula::Integrator::SemiImplicitEuler;
@@ -209,6 +215,11 @@ class ArticulaInstance final : public Instance {
     return deepest;
   }
 
+  std::optional<SolveReport> lastSolve() const override {
+    const articula::StepDiagnostics& d = m_world.getStepDiagnostics();
+    return SolveReport{d.residual, d.iterations, d.converged, d.failed};
+  }
+
  private:
   void applyPd(const PdControl& pd) {
     m_world.getPositions(m_q);
@@ -264,6 +275,26 @@ class ArticulaBackend final : public Backend {
   bool m_peerLike = false;
 };
 
+class ArticulaMethodBackend final : public Backend {
+ public:
+  explicit ArticulaMethodBackend(std::string method) : m_method(std::move(method)) {}
+  std::string name() const override { return "Articula, " + m_method; }
+  std::string key() const override { return "articula (" + m_method + ")"; }
+  bool supports(const Scene& scene, std::string& why) const override {
+    if (scene.kind != SceneKind::Contact) {
+      why = "solver methods are compared on contact scenes only";
+      return false;
+    }
+    return true;
+  }
+  std::unique_ptr<Instance> create(const Scene& scene) const override {
+    return std::make_unique<ArticulaInstance>(scene, false, m_method);
+  }
+
+ private:
+  std::string m_method;
+};
+
 class ArticulaMeter final : public Meter {
  public:
   explicit ArticulaMeter(const Scene& scene) : m_instance(scene) {}
@@ -296,6 +327,19 @@ std::vector<std::unique_ptr<Backend>> makePeerBackends() {
 
 std::unique_ptr<Backend> makeArticulaBackend(bool peerLike) {
   return std::make_unique<ArticulaBackend>(peerLike);
+}
+
+std::unique_ptr<Backend> makeArticulaMethodBackend(const std::string& method) {
+  if (!articula::isConstraintSolverMethod(method)) {
+    std::string known;
+    for (const auto& m : articula::constraintSolverMethods()) known += (known.empty() ? "" : ", ") + m;
+    throw std::invalid_argument("unknown solver method '" + method + "' (methods: " + known + ")");
+  }
+  return std::make_unique<ArticulaMethodBackend>(method);
+}
+
+std::vector<std::string> articulaSolverMethods() {
+  return articula::constraintSolverMethods();
 }
 
 }  // namespace bench

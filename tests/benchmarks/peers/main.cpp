@@ -3,9 +3,12 @@
 // take turns running batches of steps, and the median time per step of
 // each engine is compared. Next to speed it measures accuracy: forward
 // dynamics on random states against every other engine, energy drift over
-// 10 s, closure drift, and penetration and drift of resting bodies.
+// 10 s, closure drift, and penetration and drift of resting bodies; on
+// contact scenes also Articula's solve residual and unconverged steps,
+// optionally for every constraint solver method (a work–precision table).
 //
 //   articula-bench-peers [--quick] [--scene NAME]... [--engines a,b,...]
+//                        [--articula-methods all|m1,m2,...]
 //                        [--dt SECONDS] [--markdown FILE] [--json FILE]
 #include "peer.hpp"
 #include "scenes.hpp"
@@ -18,8 +21,10 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -38,6 +43,7 @@ struct Options {
   bool quick = false;
   std::vector<std::string> scenes;
   std::vector<std::string> engines;
+  std::vector<std::string> articulaMethods;  // one extra Articula row per method on contact scenes
   std::string markdownPath;
   std::string jsonPath;
   double dt = 1e-3;
@@ -54,7 +60,13 @@ struct EngineResult {
   double energyDrift = -1.0;   // max |E(t) − E(0)| over 10 s (J)
   double closureDrift = -1.0;  // max closure error over 10 s (m)
   double penetration = -1.0;   // deepest penetration during the measured steps (m)
-  double restingDrift = -1.0;  // largest displacement of a free body's origin during the measured steps (m)
+  double restingDrift = -1.0;  // largest displacement of a free body's origin during the measured steps (m);
+                               // +∞ once the state is no longer finite
+  // Contact scenes, engines reporting their solve (Articula), over the measured steps:
+  double maxResidual = -1.0;     // largest solve residual (m/s)
+  double unconverged = -1.0;     // share of steps whose solve did not converge, in [0, 1]
+  double meanIterations = -1.0;  // solver iterations per step
+  int failedSteps = 0;           // steps rejected by the engine (the previous state kept)
 };
 
 struct SceneResult {
@@ -75,9 +87,15 @@ __attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
   return buf;
 }
 
-// Articula with other solver settings (an extra column, not a peer).
+// Articula with other solver settings, not a peer: "articula-lite" (an
+// extra column) and "articula (<method>)" (rows of the contact table only).
 bool isVariant(const std::string& key) {
-  return key.rfind("articula-", 0) == 0;
+  return key != "articula" && key.rfind("articula", 0) == 0;
+}
+
+// One constraint solver method of Articula ("articula (convex)").
+bool isMethodRow(const std::string& key) {
+  return key.rfind("articula (", 0) == 0;
 }
 
 const char* categoryName(SceneKind k) {
@@ -117,6 +135,49 @@ std::vector<Eigen::Vector3d> freeOrigins(const Scene& scene, const VectorXd& q) 
     }
   return out;
 }
+
+// What one engine showed during the measured steps of a contact scene,
+// observed after every step.
+struct ContactWatch {
+  std::vector<Eigen::Vector3d> start;  // free bodies' origins at the end of settling (m)
+  double deepest = 0.0;                // m
+  double moved = 0.0;                  // m; +∞ once the state is not finite
+  int steps = 0;
+  bool reportsSolve = false;
+  double maxResidual = 0.0;  // m/s
+  int unconverged = 0;
+  long iterations = 0;
+  int failed = 0;
+
+  void observe(const Scene& scene, const Instance& inst, VectorXd& q, VectorXd& v) {
+    ++steps;
+    deepest = std::max(deepest, inst.maxPenetration());
+    inst.getState(q, v);
+    const auto now = freeOrigins(scene, q);
+    for (std::size_t b = 0; b < now.size(); ++b) {
+      const double d = (now[b] - start[b]).norm();
+      moved = std::isfinite(d) ? std::max(moved, d) : std::numeric_limits<double>::infinity();
+    }
+    if (const std::optional<SolveReport> r = inst.lastSolve()) {
+      reportsSolve = true;
+      maxResidual =
+          std::isfinite(r->residual) ? std::max(maxResidual, r->residual) : std::numeric_limits<double>::infinity();
+      unconverged += r->converged ? 0 : 1;
+      iterations += r->iterations;
+      failed += r->failed ? 1 : 0;
+    }
+  }
+
+  void writeTo(EngineResult& r) const {
+    r.penetration = deepest;
+    r.restingDrift = moved;
+    if (!reportsSolve || steps == 0) return;
+    r.maxResidual = maxResidual;
+    r.unconverged = static_cast<double>(unconverged) / steps;
+    r.meanIterations = static_cast<double>(iterations) / steps;
+    r.failedSteps = failed;
+  }
+};
 
 struct Runner {
   Options opt;
@@ -274,14 +335,12 @@ struct Runner {
       }
     }
     std::vector<std::vector<double>> samples(inst.size());
-    std::vector<std::vector<Eigen::Vector3d>> start(inst.size());
-    std::vector<double> deepest(inst.size(), 0.0);
-    std::vector<double> moved(inst.size(), 0.0);
+    std::vector<ContactWatch> watch(inst.size());
     VectorXd q;
     VectorXd v;
     for (std::size_t i = 0; i < inst.size(); ++i) {
       inst[i]->getState(q, v);
-      start[i] = freeOrigins(scene, q);
+      watch[i].start = freeOrigins(scene, q);
     }
     std::fprintf(stderr, " timing…");
     for (int round = 0; round < rounds; ++round) {
@@ -291,16 +350,22 @@ struct Runner {
         // Without contacts every batch starts again from the initial state:
         // the robots fall from rest under gravity without damping or limits,
         // and many seconds of it would end in divergence.
-        if (!contact) inst[i]->setState(scene.q0, scene.v0);
-        const auto t0 = Clock::now();
-        for (int s = 0; s < batch[i]; ++s) inst[i]->step();
-        samples[i].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / batch[i]);
-        if (contact) {
-          deepest[i] = std::max(deepest[i], inst[i]->maxPenetration());
-          inst[i]->getState(q, v);
-          const auto now = freeOrigins(scene, q);
-          for (std::size_t b = 0; b < now.size(); ++b) moved[i] = std::max(moved[i], (now[b] - start[i][b]).norm());
+        if (!contact) {
+          inst[i]->setState(scene.q0, scene.v0);
+          const auto t0 = Clock::now();
+          for (int s = 0; s < batch[i]; ++s) inst[i]->step();
+          samples[i].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / batch[i]);
+          continue;
         }
+        // Contact scenes: every step is observed, and only the steps are timed.
+        double busy = 0.0;  // µs
+        for (int s = 0; s < batch[i]; ++s) {
+          const auto t0 = Clock::now();
+          inst[i]->step();
+          busy += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+          watch[i].observe(scene, *inst[i], q, v);
+        }
+        samples[i].push_back(busy / batch[i]);
       }
     }
     for (std::size_t i = 0; i < inst.size(); ++i) {
@@ -308,10 +373,7 @@ struct Runner {
       EngineResult& r = resultOf(engines[i]);
       r.median = median(samples[i]);
       r.best = *std::min_element(samples[i].begin(), samples[i].end());
-      if (contact) {
-        r.penetration = deepest[i];
-        r.restingDrift = moved[i];
-      }
+      if (contact) watch[i].writeTo(r);
     }
     out.steps = batch.empty() ? 0 : batch[0] * rounds;
     std::fprintf(stderr, " done\n");
@@ -321,6 +383,11 @@ struct Runner {
 
 std::string sci(double x) {
   return x < 0.0 ? "–" : fmt("%.1e", x);
+}
+
+// Millimetres of a length in metres; "diverged" when it is not finite.
+std::string millimetres(double x) {
+  return std::isfinite(x) ? fmt("%.2f", 1e3 * x) : std::string("diverged");
 }
 
 std::string machineDescription() {
@@ -340,6 +407,41 @@ std::string machineDescription() {
   return s.str();
 }
 
+// The contact scenes with one row per engine (and per Articula solver
+// method): the time per step next to what it buys, drift and penetration,
+// and the solve residual and convergence of the engines that report them.
+void writeWorkPrecision(const std::vector<SceneResult>& results, const std::vector<std::unique_ptr<Backend>>& backends,
+                        std::FILE* md) {
+  std::fprintf(md,
+               "\n### Work and precision, contact scenes\n\nOver the measured steps: median µs per step; drift, the "
+               "largest displacement of a free body's origin from its position at the end of settling (mm); the "
+               "deepest penetration (mm); for engines reporting their solve (Articula), the largest solve residual "
+               "(velocity error, m/s), the share of steps whose solve did not converge (residual above the "
+               "solver's tolerance, 1e-6 m/s by default) and the mean solver iterations per step (sweeps or Newton "
+               "iterations, largest over islands; pivots, summed).\n\n"
+               "| scene | engine | µs/step | drift (mm) | penetration (mm) | max residual (m/s) | unconverged | "
+               "iterations |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto& s : results) {
+    if (s.category != "contact") continue;
+    for (const auto& b : backends) {
+      const auto it =
+          std::find_if(s.engines.begin(), s.engines.end(), [&](const EngineResult& r) { return r.key == b->key(); });
+      if (it == s.engines.end() || !it->ran) continue;
+      const EngineResult& r = *it;
+      std::fprintf(md, "| %s | %s | %.1f%s |", s.name.c_str(), r.key.c_str(), r.median, r.note.empty() ? "" : "†");
+      if (r.penetration < 0.0)
+        std::fprintf(md, " – | – |");
+      else
+        std::fprintf(md, " %s | %s |", millimetres(r.restingDrift).c_str(), millimetres(r.penetration).c_str());
+      if (r.maxResidual < 0.0)
+        std::fprintf(md, " – | – | – |\n");
+      else
+        std::fprintf(md, " %s | %.1f %% | %.1f |\n", sci(r.maxResidual).c_str(), 100.0 * r.unconverged,
+                     r.meanIterations);
+    }
+  }
+}
+
 void writeReport(const std::vector<SceneResult>& results, const std::vector<std::unique_ptr<Backend>>& backends,
                  const Options& opt, std::FILE* md, std::ostream* json) {
   const std::string& ref = backends.front()->key();
@@ -348,18 +450,26 @@ void writeReport(const std::vector<SceneResult>& results, const std::vector<std:
       if (r.key == key && r.ran) return &r;
     return nullptr;
   };
+  // The engines with a column: all but the solver-method rows.
+  std::vector<const Backend*> columns;
+  for (const auto& b : backends)
+    if (!isMethodRow(b->key())) columns.push_back(b.get());
   std::fprintf(md, "Machine: %s%s\n\n", machineDescription().c_str(), opt.quick ? " (--quick run)" : "");
   std::fprintf(md, "Engines:");
-  for (const auto& b : backends) std::fprintf(md, " %s;", b->name().c_str());
+  for (const Backend* b : columns) std::fprintf(md, " %s;", b->name().c_str());
+  if (!opt.articulaMethods.empty()) {
+    std::fprintf(md, " Articula's constraint solver methods (contact scenes):");
+    for (const auto& m : opt.articulaMethods) std::fprintf(md, " %s;", m.c_str());
+  }
   std::fprintf(md, "\n\n### Speed: median µs per step (ratio Articula / peer)\n\n| scene | DoF |");
-  for (const auto& b : backends) std::fprintf(md, " %s |", b->name().c_str());
+  for (const Backend* b : columns) std::fprintf(md, " %s |", b->name().c_str());
   std::fprintf(md, "\n|---|---:|");
-  for (std::size_t i = 0; i < backends.size(); ++i) std::fprintf(md, "---:|");
+  for (std::size_t i = 0; i < columns.size(); ++i) std::fprintf(md, "---:|");
   std::fprintf(md, "\n");
   for (const auto& s : results) {
     const EngineResult* a = find(s, ref);
     std::fprintf(md, "| %s | %d |", s.name.c_str(), s.dofs);
-    for (const auto& b : backends) {
+    for (const Backend* b : columns) {
       const EngineResult* r = find(s, b->key());
       if (!r) {
         std::fprintf(md, " – |");
@@ -380,12 +490,12 @@ void writeReport(const std::vector<SceneResult>& results, const std::vector<std:
                "also shown.\n\n| scene |",
                opt.quick ? "2" : "10");
   std::vector<const Backend*> main;  // Articula and the peers
-  for (const auto& b : backends)
-    if (!isVariant(b->key())) main.push_back(b.get());
+  for (const Backend* b : columns)
+    if (!isVariant(b->key())) main.push_back(b);
   for (std::size_t i = 1; i < main.size(); ++i) std::fprintf(md, " FD vs %s |", main[i]->name().c_str());
-  for (const auto& b : backends) std::fprintf(md, " ΔE %s |", b->name().c_str());
+  for (const Backend* b : columns) std::fprintf(md, " ΔE %s |", b->name().c_str());
   std::fprintf(md, "\n|---|");
-  for (std::size_t i = 1; i < main.size() + backends.size(); ++i) std::fprintf(md, "---:|");
+  for (std::size_t i = 1; i < main.size() + columns.size(); ++i) std::fprintf(md, "---:|");
   std::fprintf(md, "\n");
   for (const auto& s : results) {
     if (s.category == "contact") continue;
@@ -394,7 +504,7 @@ void writeReport(const std::vector<SceneResult>& results, const std::vector<std:
       const EngineResult* r = find(s, main[i]->key());
       std::fprintf(md, " %s |", r ? sci(r->fdWorst).c_str() : "–");
     }
-    for (const auto& b : backends) {
+    for (const Backend* b : columns) {
       const EngineResult* r = find(s, b->key());
       if (!r) {
         std::fprintf(md, " – |");
@@ -409,26 +519,36 @@ void writeReport(const std::vector<SceneResult>& results, const std::vector<std:
   std::fprintf(md,
                "\n### Accuracy, contact scenes\n\nDeepest penetration (mm) and largest displacement of a free "
                "body (mm) during the measured steps.\n\n| scene |");
-  for (const auto& b : backends) std::fprintf(md, " %s |", b->name().c_str());
+  for (const Backend* b : columns) std::fprintf(md, " %s |", b->name().c_str());
   std::fprintf(md, "\n|---|");
-  for (std::size_t i = 0; i < backends.size(); ++i) std::fprintf(md, "---:|");
+  for (std::size_t i = 0; i < columns.size(); ++i) std::fprintf(md, "---:|");
   std::fprintf(md, "\n");
   for (const auto& s : results) {
     if (s.category != "contact") continue;
     std::fprintf(md, "| %s |", s.name.c_str());
-    for (const auto& b : backends) {
+    for (const Backend* b : columns) {
       const EngineResult* r = find(s, b->key());
       if (!r || r->penetration < 0.0)
         std::fprintf(md, " – |");
       else
-        std::fprintf(md, " %.2f / %.2f |", 1e3 * r->penetration, 1e3 * r->restingDrift);
+        std::fprintf(md, " %s / %s |", millimetres(r->penetration).c_str(), millimetres(r->restingDrift).c_str());
     }
     std::fprintf(md, "\n");
   }
+  writeWorkPrecision(results, backends, md);
   for (const auto& s : results)
     for (const auto& r : s.engines)
       if (r.ran && !r.note.empty())
         std::fprintf(md, "\n† %s on %s: %s.\n", r.key.c_str(), s.name.c_str(), r.note.c_str());
+  for (const auto& s : results)
+    for (const auto& r : s.engines) {
+      if (r.ran && r.restingDrift >= 0.0 && !std::isfinite(r.restingDrift))
+        std::fprintf(md, "\n%s on %s: the state stopped being finite during the measured steps.\n", r.key.c_str(),
+                     s.name.c_str());
+      if (r.ran && r.failedSteps > 0)
+        std::fprintf(md, "\n%s on %s: %d of %d measured steps rejected (previous state kept).\n", r.key.c_str(),
+                     s.name.c_str(), r.failedSteps, s.steps);
+    }
   // Engines that could not run a scene.
   bool header = false;
   for (const auto& s : results)
@@ -468,6 +588,10 @@ void writeReport(const std::vector<SceneResult>& results, const std::vector<std:
       if (r.closureDrift >= 0) *json << ", \"closure_drift_m\": " << num(r.closureDrift);
       if (r.penetration >= 0) *json << ", \"max_penetration_m\": " << num(r.penetration);
       if (r.restingDrift >= 0) *json << ", \"resting_drift_m\": " << num(r.restingDrift);
+      if (r.maxResidual >= 0) {
+        *json << ", \"max_residual_mps\": " << num(r.maxResidual) << ", \"unconverged_share\": " << num(r.unconverged)
+              << ", \"mean_iterations\": " << num(r.meanIterations) << ", \"failed_steps\": " << r.failedSteps;
+      }
       *json << "}";
     }
     *json << "}";
@@ -502,7 +626,7 @@ void printTargets(const std::vector<SceneResult>& results, std::FILE* md) {
         continue;
       }
       if (isVariant(r.key)) {
-        variant = &r;
+        if (!isMethodRow(r.key)) variant = &r;
         continue;
       }
       if (fastestKey.empty() || r.median < fastestPeer) fastestPeer = r.median, fastestKey = r.key;
@@ -550,7 +674,10 @@ int main(int argc, char** argv) {
         for (const auto& s : split(value())) opt.scenes.push_back(s);
       else if (a == "--engines")
         opt.engines = split(value());
-      else if (a == "--markdown")
+      else if (a == "--articula-methods") {
+        const std::string list = value();
+        opt.articulaMethods = list == "all" ? articulaSolverMethods() : split(list);
+      } else if (a == "--markdown")
         opt.markdownPath = value();
       else if (a == "--json")
         opt.jsonPath = value();
@@ -559,7 +686,19 @@ int main(int argc, char** argv) {
       else if (a == "--help" || a == "-h") {
         std::printf(
             "usage: articula-bench-peers [--quick] [--scene NAME[,NAME...]] [--engines KEY[,KEY...]]\n"
-            "                            [--dt SECONDS] [--markdown FILE] [--json FILE]\n");
+            "                            [--articula-methods all|METHOD[,METHOD...]]\n"
+            "                            [--dt SECONDS] [--markdown FILE] [--json FILE]\n"
+            "\n"
+            "  --quick             shorter settling, timing and drift runs\n"
+            "  --scene             run only these scenes (an unknown name lists them)\n"
+            "  --engines           peers to run besides Articula: articula-lite, dart, mujoco, bullet\n"
+            "  --articula-methods  on contact scenes, one more Articula row per constraint solver\n"
+            "                      method, in the work-precision table; methods:");
+        for (const auto& m : articulaSolverMethods()) std::printf(" %s", m.c_str());
+        std::printf(
+            "\n"
+            "  --dt                time step (s), default 0.001\n"
+            "  --markdown, --json  also write the report to FILE\n");
         return 0;
       } else {
         throw std::runtime_error("unknown argument '" + a + "' (see --help)");
@@ -575,9 +714,15 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Backend>> all;
   all.push_back(makeArticulaBackend());
   all.push_back(makeArticulaBackend(true));
+  try {
+    for (const auto& m : opt.articulaMethods) all.push_back(makeArticulaMethodBackend(m));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "articula-bench-peers: --articula-methods: %s\n", e.what());
+    return 2;
+  }
   for (auto& peer : makePeerBackends()) all.push_back(std::move(peer));
   for (auto& b : all) {
-    const bool wanted = opt.engines.empty() || b->key() == "articula" ||
+    const bool wanted = opt.engines.empty() || b->key() == "articula" || isMethodRow(b->key()) ||
                         std::find(opt.engines.begin(), opt.engines.end(), b->key()) != opt.engines.end();
     if (wanted) runner.backends.push_back(std::move(b));
   }
@@ -591,6 +736,13 @@ int main(int argc, char** argv) {
       {"panda", [&] { return makeFixedBaseRobot("panda", models + "panda_description/urdf/panda.urdf"); }},
       {"talos", [&] { return makeFixedBaseRobot("talos", models + "talos_data/robots/talos_reduced.urdf"); }},
       {"box-stack-10", [] { return makeBoxStack(10); }},
+      {"box-tower-20",
+       [] {
+         Scene s = makeBoxStack(20);
+         s.name = "box-tower-20";
+         return s;
+       }},
+      {"mass-ratio-1000", [] { return makeMassRatioStack(1000.0); }},
       {"box-pile-500", [] { return makeBoxPile(500); }},
       {"quadruped", [&] { return makeQuadruped(models + "solo_description/robots/solo12.urdf"); }},
       {"four-bar", [] { return makeFourBars(1); }},

@@ -107,6 +107,14 @@ struct Scene {
   int numJointDofs() const;
 };
 
+/// What an engine's constraint solver reports about its last step.
+struct SolveReport {
+  double residual = 0.0;  ///< velocity error of the solve (m/s or rad/s; largest over rows)
+  int iterations = 0;     ///< sweeps or Newton iterations (max over islands), or pivots (sum)
+  bool converged = true;  ///< residual within the solver's convergence tolerance
+  bool failed = false;    ///< the step was rejected (non-finite or diverged) and the previous state kept
+};
+
 /// One engine's running copy of a scene.
 class Instance {
  public:
@@ -124,6 +132,9 @@ class Instance {
   /// Deepest penetration (m, ≥ 0) among the contacts the engine found in
   /// its last step; 0 without contacts.
   virtual double maxPenetration() const = 0;
+  /// The constraint solve of the last step; empty for engines that do not
+  /// report one (the peers).
+  virtual std::optional<SolveReport> lastSolve() const { return std::nullopt; }
 };
 
 /// An engine able to run scenes.
@@ -157,6 +168,14 @@ class Meter {
 /// projection after each step (as every peer does). The latter runs
 /// contact and closed-chain scenes only.
 std::unique_ptr<Backend> makeArticulaBackend(bool peerLike = false);
+/// Articula with its default settings but the constraint solver method
+/// `method` (one of articula::constraintSolverMethods()), keyed
+/// "articula (<method>)". It runs contact scenes only: one row per method
+/// of the work–precision comparison.
+/// @throws std::invalid_argument if `method` is not a solver method.
+std::unique_ptr<Backend> makeArticulaMethodBackend(const std::string& method);
+/// Articula's constraint solver method names, default first.
+std::vector<std::string> articulaSolverMethods();
 std::unique_ptr<Meter> makeMeter(const Scene& scene);
 /// Every peer engine compiled in, in a fixed order (DART, MuJoCo, Bullet).
 std::vector<std::unique_ptr<Backend>> makePeerBackends();

@@ -10,6 +10,7 @@
 #include <map>
 #include <numbers>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace bench {
@@ -229,14 +230,15 @@ Scene makeFixedBaseRobot(const std::string& name, const std::string& urdfPath) {
 
 namespace {
 
-Tree freeBox(const std::string& name, double size) {
+// A cube of side `size` (m) and `mass` (kg) on a free joint.
+Tree freeBox(const std::string& name, double size, double mass = 1.0) {
   Tree t;
   t.name = name;
   Body b;
   b.name = name;
   b.joint = JointType::Free;
-  b.mass = 1.0;
-  b.inertia = boxInertia(1.0, Vector3d::Constant(size));
+  b.mass = mass;
+  b.inertia = boxInertia(mass, Vector3d::Constant(size));
   b.geoms.push_back(Geom{GeomType::Box, Vector3d::Constant(size), Isometry3d::Identity()});
   t.bodies.push_back(b);
   return t;
@@ -262,6 +264,22 @@ Scene makeBoxStack(int count) {
     s.trees.push_back(freeBox("box" + std::to_string(i), 0.2));
     appendFree(s, translation(0, 0, 0.1 + 0.2 * i));
   }
+  return s;
+}
+
+Scene makeMassRatioStack(double ratio) {
+  if (!(ratio > 0.0))
+    throw std::invalid_argument("makeMassRatioStack: the mass ratio must be positive (got " + std::to_string(ratio) +
+                                ")");
+  std::ostringstream name;
+  name << "mass-ratio-" << ratio;
+  Scene s;
+  s.name = name.str();
+  s.kind = SceneKind::Contact;
+  s.trees.push_back(freeBox("light", 0.2, 1.0));
+  appendFree(s, translation(0, 0, 0.1));
+  s.trees.push_back(freeBox("heavy", 0.2, ratio));
+  appendFree(s, translation(0, 0, 0.3));
   return s;
 }
 

@@ -21,6 +21,12 @@ Scene makeFixedBaseRobot(const std::string& name, const std::string& urdfPath);
 /// `count` 0.2 m, 1 kg boxes stacked on the ground, touching.
 Scene makeBoxStack(int count);
 
+/// Two 0.2 m boxes stacked on the ground, touching: a 1 kg box at the
+/// bottom carrying one `ratio` times heavier (kg), each with a solid box's
+/// inertia for its mass. Named "mass-ratio-<ratio>".
+/// @throws std::invalid_argument unless ratio > 0.
+Scene makeMassRatioStack(double ratio);
+
 /// `count` 0.2 m, 1 kg boxes released from a lattice 10 wide with random
 /// orientations above the ground.
 Scene makeBoxPile(int count);
