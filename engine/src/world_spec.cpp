@@ -148,7 +148,8 @@ bool same(const WorldOptions& a, const WorldOptions& b) {
          s.errorCorrection == t.errorCorrection && s.errorReduction == t.errorReduction &&
          s.allowedPenetration == t.allowedPenetration && s.maxCorrectionVelocity == t.maxCorrectionVelocity &&
          s.constraintForceMixing == t.constraintForceMixing && s.limitErrorReduction == t.limitErrorReduction &&
-         a.divergence.maxSpeed == b.divergence.maxSpeed &&
+         s.convergenceTolerance == t.convergenceTolerance && s.krylovIterations == t.krylovIterations &&
+         s.convexRegularization == t.convexRegularization && a.divergence.maxSpeed == b.divergence.maxSpeed &&
          a.divergence.energyGainFraction == b.divergence.energyGainFraction &&
          a.divergence.energyFloor == b.divergence.energyFloor;
 }

@@ -287,6 +287,12 @@ class Reader {
       so.maxCorrectionVelocity = number(s, "max_correction_velocity");
       so.constraintForceMixing = number(s, "constraint_force_mixing");
       so.limitErrorReduction = number(s, "limit_error_reduction");
+      // Added in a later version of the format: optional, defaults kept.
+      if (s->Attribute("convergence_tolerance") != nullptr)
+        so.convergenceTolerance = number(s, "convergence_tolerance");
+      if (s->Attribute("krylov_iterations") != nullptr) so.krylovIterations = integer(s, "krylov_iterations");
+      if (s->Attribute("convex_regularization") != nullptr)
+        so.convexRegularization = number(s, "convex_regularization");
     }
     m_world.setOptions(o);
   }

@@ -102,6 +102,9 @@ class Writer {
     solver->SetAttribute("max_correction_velocity", formatNumber(s.maxCorrectionVelocity).c_str());
     solver->SetAttribute("constraint_force_mixing", formatNumber(s.constraintForceMixing).c_str());
     solver->SetAttribute("limit_error_reduction", formatNumber(s.limitErrorReduction).c_str());
+    solver->SetAttribute("convergence_tolerance", formatNumber(s.convergenceTolerance).c_str());
+    solver->SetAttribute("krylov_iterations", s.krylovIterations);
+    solver->SetAttribute("convex_regularization", formatNumber(s.convexRegularization).c_str());
   }
 
   void writePose(XMLElement* parent, const char* name, const Isometry3d& X) {
