@@ -69,7 +69,7 @@ void printUsage(std::ostream& os) {
         "  --quiet                  no progress bar, import report or warnings; the summary line stays\n"
         "  --verbose                the whole import report (default: one line counting its findings)\n"
         "  --scene NAME             a built-in scene instead of FILE (see 'articula-run list')\n"
-        "  --solver METHOD          projected-gauss-seidel | direct-pivoting\n"
+        "  --solver METHOD          projected-gauss-seidel | direct-pivoting | nonsmooth-newton | convex\n"
         "  --every K                write every K-th step to the CSV (default 1)\n"
         "  -h, --help               this text\n"
         "\n"
@@ -96,8 +96,9 @@ void printUsage(std::ostream& os) {
         "  --show L,..  --hide L,.. add layers to / remove layers from the default set\n"
         "  --overlay                draw the stats panel over the scene\n"
         "  --plot WHAT              a live plot in the overlay (implies --overlay; repeatable): energy,\n"
-        "                           kinetic, potential, residual, q:NAME or v:NAME (CSV column names), fed\n"
-        "                           with up to 2000 frames before the one drawn (--replay or --steps)\n"
+        "                           kinetic, potential, residual, solve-residual, q:NAME or v:NAME (CSV\n"
+        "                           column names), fed with up to 2000 frames before the one drawn\n"
+        "                           (--replay or --steps)\n"
         "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --ground, --quiet: as for run\n"
         "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too)\n"
         "\n"
@@ -198,7 +199,7 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
     } else if (a == "--solver") {
       o.setup.solver = args.value();
       if (!isSolverMethod(o.setup.solver)) {
-        usageError("unknown solver '" + o.setup.solver + "' (projected-gauss-seidel or direct-pivoting)");
+        usageError("unknown solver '" + o.setup.solver + "' (" + solverMethodList() + ")");
       }
     } else if (a == "--every") {
       o.every = parseLong(a, args.value());
@@ -300,6 +301,8 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   StepTimings timings;
   long good = 0;
   long written = 0;
+  long unconverged = 0;  // steps whose constraint solve did not converge
+  double worstResidual = 0.0;
   std::string failure;
   const auto start = std::chrono::steady_clock::now();
   for (long k = 1; k <= steps; ++k) {
@@ -320,6 +323,10 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
     v.swap(vNext);
     t = world.getTime();
     good = k;
+    if (!d.converged) {
+      ++unconverged;
+      worstResidual = std::max(worstResidual, d.residual);
+    }
     timings += world.getLastStepTimings();
     if (constrained) maxResidual = std::max(maxResidual, largestResidual(closures, couplers));
     if (k % o.every == 0) {
@@ -378,6 +385,15 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
     }
     for (const auto& w : shown) std::cerr << "articula-run: warning: " << w << "\n";
   }
+  if (unconverged > 0 && !o.quiet) {
+    char worst[32];
+    std::snprintf(worst, sizeof worst, "%.3g", worstResidual);
+    std::cerr << "articula-run: the constraint solve (" << world.getOptions().solver.method << ") did not converge in "
+              << unconverged << " of " << good << " steps (largest residual " << worst << " m/s, tolerance "
+              << formatNumber(world.getOptions().solver.convergenceTolerance)
+              << "); another --solver (nonsmooth-newton, convex) may help\n"
+              << std::flush;
+  }
   if (diverged) {
     std::cerr << "articula-run: the simulation diverged at step " << good + 1 << ": " << failure
               << "\narticula-run: stopped; the last good frame is step " << good << " (t = " << formatNumber(t) << " s)"
@@ -401,6 +417,7 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
       timings.total * perStep, timings.kinematics * perStep, timings.collision * perStep, timings.dynamics * perStep,
       timings.solve * perStep, timings.integration * perStep, timings.projection * perStep);
   if (constrained) std::printf(" max_residual=%.3g", maxResidual);
+  std::printf(" unconverged_solves=%ld", unconverged);
   if (diverged) std::printf(" diverged=1 last_good_step=%ld", good);
   if (recorder) {
     std::printf(" recorded_frames=%zu replay_bytes_per_frame=%s", recorded.frames,

@@ -43,7 +43,7 @@ struct RenderOptions {
   std::optional<std::uint32_t> layers;
   std::vector<std::string> show, hide;
   bool overlay = false;
-  std::vector<std::string> plots;  ///< --plot: energy, kinetic, potential, residual, q:NAME, v:NAME
+  std::vector<std::string> plots;  ///< --plot: energy, kinetic, potential, residual, solve-residual, q:NAME, v:NAME
   bool quiet = false;
 };
 
@@ -199,6 +199,8 @@ viewer::PlotSpec plotSpec(const std::string& name, const StateColumns& columns) 
     spec.quantity = viewer::PlotQuantity::PotentialEnergy;
   } else if (name == "residual") {
     spec.quantity = viewer::PlotQuantity::ClosureResidual;
+  } else if (name == "solve-residual") {
+    spec.quantity = viewer::PlotQuantity::SolverResidual;
   } else if (name.rfind("q:", 0) == 0) {
     spec.quantity = viewer::PlotQuantity::Position;
     try {
@@ -217,7 +219,8 @@ viewer::PlotSpec plotSpec(const std::string& name, const StateColumns& columns) 
     }
     spec.index = static_cast<int>(it - names.begin());
   } else {
-    usageError("--plot: unknown quantity '" + name + "' (energy, kinetic, potential, residual, q:NAME or v:NAME)");
+    usageError("--plot: unknown quantity '" + name +
+               "' (energy, kinetic, potential, residual, solve-residual, q:NAME or v:NAME)");
   }
   return spec;
 }

@@ -123,7 +123,13 @@ std::optional<Integrator> integratorFromName(const std::string& name) {
 }
 
 bool isSolverMethod(const std::string& method) {
-  return method == "projected-gauss-seidel" || method == "direct-pivoting";
+  return isConstraintSolverMethod(method);
+}
+
+std::string solverMethodList() {
+  std::string list;
+  for (const std::string& m : constraintSolverMethods()) list += (list.empty() ? "" : ", ") + m;
+  return list;
 }
 
 io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet, bool simulate) {
@@ -273,7 +279,7 @@ WorldSetup setupFromRecording(const Recording& recording, const std::string& sce
   }
   if (const std::string* solver = value("solver")) {
     if (!isSolverMethod(*solver)) {
-      badMetadata("solver", *solver, "projected-gauss-seidel or direct-pivoting");
+      badMetadata("solver", *solver, "one of " + solverMethodList());
     }
     s.solver = *solver;
   }

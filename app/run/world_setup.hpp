@@ -70,7 +70,9 @@ std::string integratorName(Integrator integrator);
 /// The integrator for one of its names ("semi-implicit-euler" or "sie",
 /// "rk4" or "runge-kutta-4"), if it is one.
 std::optional<Integrator> integratorFromName(const std::string& name);
-/// Whether `method` is a constraint solver: projected-gauss-seidel or direct-pivoting.
+/// Whether `method` is a constraint solver method (constraintSolverMethods()).
 bool isSolverMethod(const std::string& method);
+/// The constraint solver methods, comma-separated, for messages.
+std::string solverMethodList();
 
 }  // namespace articula::run
