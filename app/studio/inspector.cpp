@@ -1054,13 +1054,18 @@ void Inspector::buildWorld() {
         w.setOptions(o);
       });
   addHeading(tr("Constraint solver"));
+  QStringList methodNames;
+  for (const std::string& m : constraintSolverMethods()) methodNames << QString::fromStdString(m);
   addChoice(
-      tr("Method"), QStringLiteral("solver_method"),
-      {QStringLiteral("projected-gauss-seidel"), QStringLiteral("direct-pivoting")},
-      [](const World& w) { return w.getOptions().solver.method == "direct-pivoting" ? 1 : 0; },
+      tr("Method"), QStringLiteral("solver_method"), methodNames,
+      [](const World& w) {
+        const auto& all = constraintSolverMethods();
+        const auto it = std::find(all.begin(), all.end(), w.getOptions().solver.method);
+        return it == all.end() ? 0 : static_cast<int>(it - all.begin());
+      },
       [](World& w, int index) {
         WorldOptions o = w.getOptions();
-        o.solver.method = index == 1 ? "direct-pivoting" : "projected-gauss-seidel";
+        o.solver.method = constraintSolverMethods().at(static_cast<std::size_t>(index));
         w.setOptions(o);
       });
   addNumber(

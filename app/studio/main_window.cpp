@@ -570,10 +570,10 @@ void MainWindow::createMenus() {
   });
   QMenu* solver = sim->addMenu(tr("Constraint &Solver"));
   auto* solverGroup = new QActionGroup(this);
-  for (const char* method : {"projected-gauss-seidel", "direct-pivoting"}) {
-    QAction* a = solver->addAction(QString::fromLatin1(method));
+  for (const std::string& method : constraintSolverMethods()) {
+    QAction* a = solver->addAction(QString::fromStdString(method));
     a->setCheckable(true);
-    a->setObjectName(QStringLiteral("actionSolver_") + QString::fromLatin1(method));
+    a->setObjectName(QStringLiteral("actionSolver_") + QString::fromStdString(method));
     solverGroup->addAction(a);
     connect(a, &QAction::triggered, this, [this, method] {
       if (isSimulating()) {
@@ -630,6 +630,7 @@ void MainWindow::createMenus() {
   addPlot(tr("Total energy"), viewer::PlotQuantity::TotalEnergy);
   addPlot(tr("Kinetic energy"), viewer::PlotQuantity::KineticEnergy);
   addPlot(tr("Closure residual"), viewer::PlotQuantity::ClosureResidual);
+  addPlot(tr("Solve residual"), viewer::PlotQuantity::SolverResidual);
   m_viewMenu->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) m_viewMenu->addAction(dock->toggleViewAction());
 

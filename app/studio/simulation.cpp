@@ -592,10 +592,7 @@ struct Simulation::Worker {
   }
 
   void setSolverMethod(const std::string& method) {
-    if (method != "projected-gauss-seidel" && method != "direct-pivoting") {
-      throw InvalidArgument("unknown solver method '" + method +
-                            "' (expected \"projected-gauss-seidel\" or \"direct-pivoting\")");
-    }
+    if (!isConstraintSolverMethod(method)) throw InvalidArgument("unknown solver method '" + method + "'");
     WorldOptions options = world->getOptions();
     if (options.solver.method == method) return;
     options.solver.method = method;

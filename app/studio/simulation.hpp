@@ -99,7 +99,7 @@ class Simulation : public QObject {
   /// Simulated seconds per wall-clock second while playing; 0 = as fast as possible.
   void setTargetRealTimeFactor(double factor);
   void setTimeStep(double seconds);
-  /// "projected-gauss-seidel" or "direct-pivoting".
+  /// One of constraintSolverMethods().
   void setSolverMethod(const std::string& method);
 
   /// A spring from a point of a body (link or rigid body; `localPoint` in

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -56,6 +57,8 @@ const char* quantityName(PlotQuantity q) {
       return "Potential energy (J)";
     case PlotQuantity::ClosureResidual:
       return "Max closure residual";
+    case PlotQuantity::SolverResidual:
+      return "Solve residual (log10 m/s)";
     case PlotQuantity::Position:
       return "q";
     case PlotQuantity::Velocity:
@@ -245,6 +248,9 @@ void Overlay::Impl::drawStats(const ViewerStats& viewer) {
       statRow("Total energy", buf);
       std::snprintf(buf, sizeof buf, "%.3e", stats.maxClosureResidual);
       statRow("Closure residual", buf);
+      std::snprintf(buf, sizeof buf, "%.2e m/s, %d it.%s", stats.solverResidual, stats.solverIterations,
+                    stats.solverConverged ? "" : " NOT CONVERGED");
+      statRow("Solve residual", buf);
     }
   }
   statsRight = static_cast<double>(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x);
@@ -430,6 +436,10 @@ void Overlay::feed(const RenderSnapshot& snapshot) {
         break;
       case PlotQuantity::ClosureResidual:
         value = snapshot.stats.maxClosureResidual;
+        break;
+      case PlotQuantity::SolverResidual:
+        // Residuals span decades: plotted as log10, floored at 1e-16.
+        value = std::log10(std::max(snapshot.stats.solverResidual, 1e-16));
         break;
       case PlotQuantity::Position:
       case PlotQuantity::Velocity: {

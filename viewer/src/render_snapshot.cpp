@@ -75,6 +75,10 @@ void fillRenderSnapshot(const World& world, const SceneDescription& description,
   s.kineticEnergy = world.computeKineticEnergy();
   s.potentialEnergy = world.computePotentialEnergy();
   s.maxClosureResidual = maxResidual;
+  const StepDiagnostics& d = world.getStepDiagnostics();
+  s.solverResidual = d.residual;
+  s.solverIterations = d.iterations;
+  s.solverConverged = d.converged;
   s.numContacts = static_cast<int>(contacts.size());
   s.simulationMode = world.isSimulationMode();
 }

@@ -27,7 +27,15 @@ struct ViewerStats {
   double frameMilliseconds = 0;
 };
 
-enum class PlotQuantity { TotalEnergy, KineticEnergy, PotentialEnergy, ClosureResidual, Position, Velocity };
+enum class PlotQuantity {
+  TotalEnergy,
+  KineticEnergy,
+  PotentialEnergy,
+  ClosureResidual,
+  SolverResidual,  ///< the constraint solve's residual (m/s), log scale
+  Position,
+  Velocity
+};
 
 /// One live plot.
 struct PlotSpec {

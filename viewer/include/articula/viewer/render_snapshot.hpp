@@ -43,6 +43,9 @@ struct SimulationStats {
   double kineticEnergy = 0.0;    ///< J
   double potentialEnergy = 0.0;  ///< J
   double maxClosureResidual = 0.0;
+  double solverResidual = 0.0;  ///< the last step's constraint solve residual (m/s, StepDiagnostics::residual)
+  int solverIterations = 0;     ///< its iterations
+  bool solverConverged = true;  ///< whether it reached the convergence tolerance
   int numContacts = 0;
   bool simulationMode = false;
 };
