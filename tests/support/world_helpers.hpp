@@ -68,6 +68,43 @@ inline bool isCompliantMethod(const QString& method) {
   return method == QStringLiteral("convex");
 }
 
+/// Checks that every step's convergence report is honest: `converged` is
+/// exactly "residual within the tolerance", the residual is finite, and a
+/// run of unconverged steps left a warning (reported()).
+struct ConvergenceCheck {
+  long steps = 0;
+  long unconverged = 0;
+  double worst = 0.0;  ///< largest residual of an unconverged step (m/s)
+  QString failure;     ///< the first inconsistency, empty while there is none
+
+  /// Records the last step; false (and `failure` set) on an inconsistency.
+  bool record(const World& world) {
+    const StepDiagnostics& d = world.getStepDiagnostics();
+    ++steps;
+    const double tol = world.getOptions().solver.convergenceTolerance;
+    if (failure.isEmpty() && !std::isfinite(d.residual)) failure = QString("step %1: non-finite residual").arg(steps);
+    if (failure.isEmpty() && d.converged != (d.residual <= tol)) {
+      failure = QString("step %1: converged = %2 with residual %3 (tolerance %4)")
+                    .arg(steps)
+                    .arg(d.converged)
+                    .arg(d.residual, 0, 'g', 10)
+                    .arg(tol, 0, 'g', 10);
+    }
+    if (!d.converged) {
+      ++unconverged;
+      worst = std::max(worst, d.residual);
+    }
+    return failure.isEmpty();
+  }
+  /// Whether the unconverged steps, if any, were reported as a warning.
+  bool reported(const World& world) const {
+    if (unconverged == 0) return true;
+    for (const std::string& w : world.getWarnings())
+      if (w.find("did not converge") != std::string::npos) return true;
+    return false;
+  }
+};
+
 /// Data column "method" with a row for each constraint solver.
 inline void addSolverRows() {
   QTest::addColumn<QString>("method");
