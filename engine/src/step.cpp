@@ -257,15 +257,20 @@ void WorldImpl::stepOnce() {
       } else {
         unconvergedRun = 0;
       }
-      if (r.degenerate) {
+      // Fallback warnings, like the convergence one, are recorded when a run
+      // of such steps starts, so that a long run of them does not push every
+      // other warning out of the bounded list.
+      if (r.degenerate && !fallbackRun.degenerate) {
         warn(
             "the pivoting method failed on a degenerate island (singular pivot or pivot limit); projected "
             "Gauss-Seidel solved it instead");
       }
-      if (r.largestTooLarge > 0) {
+      if (r.largestTooLarge > 0 && !fallbackRun.tooLarge) {
         warn("an island of " + std::to_string(r.largestTooLarge) +
              " rows is larger than the pivoting method takes (600); projected Gauss-Seidel solved it instead");
       }
+      fallbackRun.degenerate = r.degenerate;
+      fallbackRun.tooLarge = r.largestTooLarge > 0;
       state.vdot += (state.v - constraints.vStar) / h;
       if (options.solver.errorCorrection == ErrorCorrection::SplitImpulse && constraints.vPos.size() == model.nv &&
           !constraints.vPos.isZero(0.0)) {

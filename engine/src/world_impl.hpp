@@ -272,6 +272,10 @@ class WorldImpl {
   // Steps in a row whose constraint solve did not converge (a warning is
   // recorded when a run of them starts).
   long unconvergedRun = 0;
+  struct {
+    bool degenerate = false;  // the last step's pivoting fell back on a degenerate island
+    bool tooLarge = false;    // ... or on an island too large for it
+  } fallbackRun;
 
   // Versions for fresh-by-default caches.
   std::uint64_t qVersion = 1;
