@@ -84,6 +84,10 @@ class ConvexIsland {
   int solveDense(const double* G, const double* g, double* dx);
   int solveIterative(const double* G, const double* g, double* dx);
   void hessianTimes(const double* G, const double* x, double* y, double* vcScratch) const;
+  // Calls add(side_i, side_j, G_ij) for every term J_iᵀ G_ij J_j of the
+  // Hessian's constraint part: rows i, j of a group, and their tree sides.
+  template <class Add>
+  void forEachHessianTerm(const double* G, Add&& add) const;
 
   const Model& m_;
   Data& d_;
@@ -336,6 +340,36 @@ inline int groupRows(const std::vector<int>& first, const std::vector<std::uint8
   return 3;
 }
 
+template <class Add>
+void ConvexIsland::forEachHessianTerm(const double* G, Add&& add) const {
+  for (int k = 0; k < groups_; ++k) {
+    if (ws_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
+    int rows[3];
+    const int q = groupRows(ws_.groupRow, ws_.groupSize, k, rows);
+    const double* Gk = G + 9 * k;
+    for (int i = 0; i < q; ++i) {
+      const ConstraintRow& ri = row(rows[i]);
+      for (int j = 0; j < q; ++j) {
+        const double gij = Gk[3 * i + j];
+        if (gij == 0.0) continue;
+        const ConstraintRow& rj = row(rows[j]);
+        for (int si = 0; si < ri.nside; ++si)
+          for (int sj = 0; sj < rj.nside; ++sj) add(ri.side[si], rj.side[sj], gij);
+      }
+    }
+  }
+}
+
+// dst(r, c) += g·a[r]·b[c] for a column-major block with leading dimension ld.
+void addOuter(double* dst, Eigen::Index ld, const double* a, int na, const double* b, int nb, double g) {
+  for (int c = 0; c < nb; ++c) {
+    const double s = g * b[c];
+    if (s == 0.0) continue;
+    double* col = dst + c * ld;
+    for (int r = 0; r < na; ++r) col[r] += a[r] * s;
+  }
+}
+
 int ConvexIsland::solveDense(const double* G, const double* g, double* dx) {
   if (ws_.cH.rows() < N_) ws_.cH.resize(N_, N_);
   auto H = ws_.cH.topLeftCorner(N_, N_);
@@ -346,37 +380,10 @@ int ConvexIsland::solveDense(const double* G, const double* g, double* dx) {
     const int at = ws_.ownerLocal[oo];
     H.block(at, at, n, n) = Eigen::Map<const MatrixXd>(ws_.mass.data() + ws_.minvOffset[oo], n, n);
   }
-  const auto& first = ws_.groupRow;
-  const auto& size = ws_.groupSize;
-  for (int k = 0; k < groups_; ++k) {
-    if (size[static_cast<std::size_t>(k)] == 0) continue;
-    int rows[3];
-    const int q = groupRows(first, size, k, rows);
-    const double* Gk = G + 9 * k;
-    for (int i = 0; i < q; ++i) {
-      const ConstraintRow& ri = row(rows[i]);
-      for (int j = 0; j < q; ++j) {
-        const double gij = Gk[3 * i + j];
-        if (gij == 0.0) continue;
-        const ConstraintRow& rj = row(rows[j]);
-        for (int si = 0; si < ri.nside; ++si) {
-          const RowSide& a = ri.side[si];
-          const int ai = ws_.ownerLocal[static_cast<std::size_t>(a.owner)];
-          const double* Ji = ws_.J.data() + a.offset;
-          for (int sj = 0; sj < rj.nside; ++sj) {
-            const RowSide& b = rj.side[sj];
-            const int bj = ws_.ownerLocal[static_cast<std::size_t>(b.owner)];
-            const double* Jj = ws_.J.data() + b.offset;
-            for (int c = 0; c < b.n; ++c) {
-              const double s = gij * Jj[c];
-              if (s == 0.0) continue;
-              for (int r = 0; r < a.n; ++r) H(ai + r, bj + c) += Ji[r] * s;
-            }
-          }
-        }
-      }
-    }
-  }
+  forEachHessianTerm(G, [&](const RowSide& a, const RowSide& b, double gab) {
+    addOuter(&H(ws_.ownerLocal[static_cast<std::size_t>(a.owner)], ws_.ownerLocal[static_cast<std::size_t>(b.owner)]),
+             ws_.cH.rows(), ws_.J.data() + a.offset, a.n, ws_.J.data() + b.offset, b.n, gab);
+  });
   Eigen::LLT<Eigen::Ref<MatrixXd>> llt(H);
   if (llt.info() != Eigen::Success) return -1;
   Eigen::Map<VectorXd> x(dx, N_);
@@ -426,36 +433,10 @@ int ConvexIsland::solveIterative(const double* G, const double* g, double* dx) {
         Eigen::Map<const MatrixXd>(ws_.mass.data() + ws_.minvOffset[oo], n, n);
   }
   auto blockOf = [&](int owner) { return blocks + ws_.blockOffset[static_cast<std::size_t>(owner)]; };
-  const auto& first = ws_.groupRow;
-  const auto& size = ws_.groupSize;
-  for (int k = 0; k < groups_; ++k) {
-    if (size[static_cast<std::size_t>(k)] == 0) continue;
-    int rows[3];
-    const int q = groupRows(first, size, k, rows);
-    const double* Gk = G + 9 * k;
-    for (int i = 0; i < q; ++i) {
-      const ConstraintRow& ri = row(rows[i]);
-      for (int j = 0; j < q; ++j) {
-        const double gij = Gk[3 * i + j];
-        if (gij == 0.0) continue;
-        const ConstraintRow& rj = row(rows[j]);
-        for (int si = 0; si < ri.nside; ++si) {
-          for (int sj = 0; sj < rj.nside; ++sj) {
-            if (ri.side[si].owner != rj.side[sj].owner) continue;
-            const int n = ri.side[si].n;
-            double* B = blockOf(ri.side[si].owner);
-            const double* Ji = ws_.J.data() + ri.side[si].offset;
-            const double* Jj = ws_.J.data() + rj.side[sj].offset;
-            for (int c = 0; c < n; ++c) {
-              const double s = gij * Jj[c];
-              if (s == 0.0) continue;
-              for (int rr = 0; rr < n; ++rr) B[c * n + rr] += Ji[rr] * s;
-            }
-          }
-        }
-      }
-    }
-  }
+  forEachHessianTerm(G, [&](const RowSide& a, const RowSide& b, double gab) {
+    if (a.owner == b.owner)
+      addOuter(blockOf(a.owner), a.n, ws_.J.data() + a.offset, a.n, ws_.J.data() + b.offset, b.n, gab);
+  });
   for (const int o : ws_.islandOwners) {
     const int n = m_.owner_nv[static_cast<std::size_t>(o)];
     Eigen::Map<MatrixXd> B(blockOf(o), n, n);

@@ -40,6 +40,17 @@ RigidBody addBox(World& world, const std::string& name, double mass, const Vecto
   return body;
 }
 
+// `count` 1 kg cubes stacked exactly touching on a ground plane, bottom first.
+std::vector<RigidBody> buildTower(World& world, int count) {
+  world.addGroundPlane();
+  std::vector<RigidBody> boxes;
+  for (int i = 0; i < count; ++i) {
+    boxes.push_back(addBox(world, "box_" + std::to_string(i), 1.0, Vector3d::Constant(kSide),
+                           test::translation(0.0, 0.0, 0.5 * kSide + i * kSide)));
+  }
+  return boxes;
+}
+
 Vector3d position(const RigidBody& body) {
   return body.getPose().translation();
 }
@@ -95,12 +106,7 @@ void TestContactSolvers::towerOfTwentyStandsAMinute_data() {
 void TestContactSolvers::towerOfTwentyStandsAMinute() {
   QFETCH(QString, method);
   World world(optionsFor(method));
-  world.addGroundPlane();
-  std::vector<RigidBody> boxes;
-  for (int i = 0; i < 20; ++i) {
-    boxes.push_back(addBox(world, "box_" + std::to_string(i), 1.0, Vector3d::Constant(kSide),
-                           test::translation(0.0, 0.0, 0.5 * kSide + i * kSide)));
-  }
+  const std::vector<RigidBody> boxes = buildTower(world, 20);
   ConvergenceAudit audit;
   STEP_AUDITED(world, audit, stepsFor(0.5));
   const Vector3d top0 = position(boxes.back());
@@ -124,12 +130,7 @@ void TestContactSolvers::towerOfTwentyStandsAMinute() {
 // drift rate is below the worst residual.
 void TestContactSolvers::gaussSeidelReportsWhatItMisses() {
   World world(optionsFor(kPgs));
-  world.addGroundPlane();
-  std::vector<RigidBody> boxes;
-  for (int i = 0; i < 20; ++i) {
-    boxes.push_back(addBox(world, "box_" + std::to_string(i), 1.0, Vector3d::Constant(kSide),
-                           test::translation(0.0, 0.0, 0.5 * kSide + i * kSide)));
-  }
+  const std::vector<RigidBody> boxes = buildTower(world, 20);
   ConvergenceAudit audit;
   STEP_AUDITED(world, audit, stepsFor(0.5));
   const Vector3d top0 = position(boxes.back());
