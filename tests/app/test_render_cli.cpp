@@ -158,8 +158,9 @@ class TestRenderCli : public QObject {
     const QString plotted = m_dir.filePath("plotted.png");
     const QStringList common{"render", "--replay", replay, "--size", "640x400", "--hide", "grid", "-q"};
     QCOMPARE(runTool(common + QStringList{"--out", plain}).exitCode, 0);
-    const RunResult r = runTool(common + QStringList{"--out", plotted, "--plot", "energy", "--plot", "q:crank_joint",
-                                                     "--plot", "v:rocker_joint", "--plot", "residual"});
+    const RunResult r =
+        runTool(common + QStringList{"--out", plotted, "--plot", "energy", "--plot", "q:crank_joint", "--plot",
+                                     "v:rocker_joint", "--plot", "residual", "--plot", "solve-residual"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QImage a(plain);
     const QImage b(plotted);
@@ -176,7 +177,8 @@ class TestRenderCli : public QObject {
     QVERIFY2(bad.err.contains("--plot q:nope"), qPrintable(bad.err));
     const RunResult unknown = runTool(common + QStringList{"--out", plotted, "--plot", "torque"});
     QCOMPARE(unknown.exitCode, 2);
-    QVERIFY2(unknown.err.contains("energy, kinetic, potential, residual, q:NAME or v:NAME"), qPrintable(unknown.err));
+    QVERIFY2(unknown.err.contains("energy, kinetic, potential, residual, solve-residual, q:NAME or v:NAME"),
+             qPrintable(unknown.err));
   }
 
   void badInputIsRefused_data() {
