@@ -225,7 +225,7 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions&
 
 // Pivoting on rows order[i0, i1). Returns false on failure (λ untouched).
 bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-                    bool position, VectorXd& v, int& pivots, double& residual) {
+                    bool position, VectorXd& v, int& pivots) {
   const int n = i1 - i0;
   if (ws.A.rows() < n) ws.A.resize(n, n);
   growTo(ws.b, n);
@@ -299,22 +299,6 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
       }
       if (change <= 1e-9 * scale) break;
     }
-  }
-  // Complementarity error of the result.
-  residual = 0.0;
-  auto w = ws.w.head(n);
-  w.noalias() = A * lam;
-  w += bv;
-  for (int a = 0; a < n; ++a) {
-    const double l = lam[a];
-    double e = 0.0;
-    if (l > lo[a] && l < hi[a])
-      e = std::abs(w[a]);
-    else if (l <= lo[a])
-      e = std::max(0.0, -w[a]);
-    else
-      e = std::max(0.0, w[a]);
-    residual = std::max(residual, e);
   }
   for (int a = 0; a < n; ++a) {
     auto& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
@@ -938,7 +922,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
       const bool direct = pivoting || ws.islandBilateral[isl] != 0;
       if (direct && i1 - i0 <= kMaxPivotingRows) {
         int pivots = 0;
-        solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots, residual);
+        solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots);
         result.iterations += pivots;
         if (!solved) result.fallback = result.degenerate = true;
       } else if (direct) {

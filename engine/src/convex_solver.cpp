@@ -79,8 +79,9 @@ class ConvexIsland {
   void addRowTranspose(int a, double s, double* g) const;
   // γ, G and the cost of every group at row velocities vc (island-indexed).
   double project(const double* vc, double* gamma, double* G) const;
-  void massTimes(const double* x, double* y) const;
-  void massInverseTimes(const double* x, double* y) const;
+  void blockTimes(const std::vector<double>& blocks, const double* x, double* y) const;
+  void massTimes(const double* x, double* y) const { blockTimes(ws_.mass, x, y); }
+  void massInverseTimes(const double* x, double* y) const { blockTimes(ws_.minv, x, y); }
   int solveDense(const double* G, const double* g, double* dx);
   int solveIterative(const double* G, const double* g, double* dx);
   void hessianTimes(const double* G, const double* x, double* y, double* vcScratch) const;
@@ -217,23 +218,15 @@ void ConvexIsland::addRowTranspose(int a, double s, double* g) const {
   }
 }
 
-void ConvexIsland::massTimes(const double* x, double* y) const {
+// y = B x for the block-diagonal per-tree matrices stored in `blocks`
+// (ws.mass: M̃, ws.minv: M̃⁻¹) at minvOffset.
+void ConvexIsland::blockTimes(const std::vector<double>& blocks, const double* x, double* y) const {
   for (const int o : ws_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int at = ws_.ownerLocal[oo];
-    Eigen::Map<const MatrixXd> M(ws_.mass.data() + ws_.minvOffset[oo], n, n);
-    Eigen::Map<VectorXd>(y + at, n).noalias() = M * Eigen::Map<const VectorXd>(x + at, n);
-  }
-}
-
-void ConvexIsland::massInverseTimes(const double* x, double* y) const {
-  for (const int o : ws_.islandOwners) {
-    const auto oo = static_cast<std::size_t>(o);
-    const int n = m_.owner_nv[oo];
-    const int at = ws_.ownerLocal[oo];
-    Eigen::Map<const MatrixXd> Minv(ws_.minv.data() + ws_.minvOffset[oo], n, n);
-    Eigen::Map<VectorXd>(y + at, n).noalias() = Minv * Eigen::Map<const VectorXd>(x + at, n);
+    Eigen::Map<const MatrixXd> B(blocks.data() + ws_.minvOffset[oo], n, n);
+    Eigen::Map<VectorXd>(y + at, n).noalias() = B * Eigen::Map<const VectorXd>(x + at, n);
   }
 }
 
