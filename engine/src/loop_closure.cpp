@@ -284,6 +284,7 @@ void WorldImpl::removeOrphanedClosures() {
     }
   }
   removeOrphanedActuators();
+  removeOrphanedSensors();
   if (changed) rebuildClosureFilters();
 }
 

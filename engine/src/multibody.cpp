@@ -966,3 +966,18 @@ Isometry3d Joint::getRelativeTransform() const {
 }
 
 }  // namespace articula
+
+namespace articula {
+
+JointReaction Joint::getReaction() const {
+  auto a = jointAccess(m_world, m_index, m_generation);
+  return a.w.jointReaction(m_index, std::nullopt);
+}
+
+JointReaction Joint::getReaction(const Frame& coordinates) const {
+  auto a = jointAccess(m_world, m_index, m_generation);
+  a.w.checkFrame(coordinates);
+  return a.w.jointReaction(m_index, coordinates);
+}
+
+}  // namespace articula

@@ -585,6 +585,7 @@ void WorldImpl::ensureCollision() {
     });
   }
   collisionValid = true;
+  ++collisionBuild;
 }
 
 void WorldImpl::warn(std::string message) {

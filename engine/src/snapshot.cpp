@@ -2,7 +2,7 @@
 // one flat byte layout (docs/replay.md). Native byte order; every field is
 // aligned to its size and the frame's length is a multiple of 8.
 //
-//   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode, 2: actuators),
+//   header (40 bytes)  f64 time, u64 frameIndex, u32 flags (1: simulation mode, 2: actuators, 4: sensors),
 //                      u32 nq, nv, bodies, closures, couplers
 //   state              f64 q[nq], v[nv], v̇[nv], τ[nv]; external wrenches: u32 count,
 //                      u32 0, then per body whose wrench is not zero (ascending):
@@ -12,6 +12,9 @@
 //                      translation[3], velocity[6], acceleration[6]
 //   actuators          only with flag 2: u32 count, u32 0, then per actuator
 //                      f64 control, integral, lock target
+//   sensors            only with flag 4: u32 count, u32 0, then per sensor
+//                      u64 noise counter, f64 next update, f64 reading time,
+//                      u32 values, u32 0, f64 values[values]
 //   policies           48 bytes per closure, then per coupler
 //   solver data        per closure: u32 rows, u32 0, f64 impulse[rows]
 //                      per coupler: f64 impulse
@@ -37,6 +40,7 @@ constexpr std::size_t kPolicyBytes = 48;
 constexpr std::size_t kFreeFrameBytes = 24 * sizeof(double);
 constexpr std::uint32_t kSimulationFlag = 1;
 constexpr std::uint32_t kActuatorFlag = 2;
+constexpr std::uint32_t kSensorFlag = 4;
 
 class Writer {
  public:
@@ -181,7 +185,8 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
   for (const auto& rec : w.couplers) couplers += rec.alive ? 1 : 0;
   o.put(w.state.time);
   o.put(w.state.frameIndex);
-  o.put((w.simulation ? kSimulationFlag : 0u) | (m.nu > 0 ? kActuatorFlag : 0u));
+  const bool anySensor = !w.sensorNames.empty();
+  o.put((w.simulation ? kSimulationFlag : 0u) | (m.nu > 0 ? kActuatorFlag : 0u) | (anySensor ? kSensorFlag : 0u));
   o.put(static_cast<std::uint32_t>(m.nq));
   o.put(static_cast<std::uint32_t>(m.nv));
   o.put(static_cast<std::uint32_t>(m.nbody));
@@ -224,6 +229,19 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
       o.put(w.state.act_lockTarget[a]);
     }
   }
+  if (anySensor) {
+    o.put(static_cast<std::uint32_t>(w.sensorNames.size()));
+    o.put(std::uint32_t{0});
+    for (const auto& sensor : w.sensors) {
+      if (!sensor.alive) continue;
+      o.put(sensor.noiseCounter);
+      o.put(sensor.nextUpdate);
+      o.put(sensor.readingTime);
+      o.put(static_cast<std::uint32_t>(sensor.values.size()));
+      o.put(std::uint32_t{0});
+      o.doubles(sensor.values.data(), sensor.values.size());
+    }
+  }
   for (const auto& rec : w.closures) {
     if (rec.alive) o.policy(rec.policy);
   }
@@ -264,7 +282,7 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
   s.state.time = in.get<double>();
   s.state.frameIndex = in.get<std::uint64_t>();
   const auto flags = in.get<std::uint32_t>();
-  if (flags > (kSimulationFlag | kActuatorFlag)) throw InvalidArgument("runtime frame: unknown flags");
+  if (flags > (kSimulationFlag | kActuatorFlag | kSensorFlag)) throw InvalidArgument("runtime frame: unknown flags");
   s.simulationMode = (flags & kSimulationFlag) != 0;
   const auto nq = in.get<std::uint32_t>();
   const auto nv = in.get<std::uint32_t>();
@@ -327,6 +345,22 @@ RuntimeSnapshot decodeRuntimeFrame(const unsigned char* data, std::size_t size) 
       a.control = in.get<double>();
       a.integral = in.get<double>();
       a.lockTarget = in.get<double>();
+    }
+  }
+  if ((flags & kSensorFlag) != 0) {
+    const auto count = in.get<std::uint32_t>();
+    in.get<std::uint32_t>();
+    if (count > (size - in.position()) / 32) throw InvalidArgument("runtime frame: truncated (sensors)");
+    s.sensors.resize(count);
+    for (SensorRuntimeState& r : s.sensors) {
+      r.noiseCounter = in.get<std::uint64_t>();
+      r.nextUpdate = in.get<double>();
+      r.readingTime = in.get<double>();
+      const auto n = in.get<std::uint32_t>();
+      in.get<std::uint32_t>();
+      if (n > (size - in.position()) / 8) throw InvalidArgument("runtime frame: truncated (sensor values)");
+      r.values.resize(n);
+      in.doubles(r.values.data(), n);
     }
   }
   s.closurePolicies.resize(closures);
@@ -393,6 +427,25 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
       throw InvalidArgument("restoreRuntimeState: an actuator's control, integral or lock target is not finite");
     }
   }
+  if (s.sensors.size() != w.sensorNames.size()) {
+    throw InvalidArgument("restoreRuntimeState: the snapshot has " + std::to_string(s.sensors.size()) +
+                          " sensors, the world " + std::to_string(w.sensorNames.size()));
+  }
+  {
+    std::size_t j = 0;
+    for (const auto& sensor : w.sensors) {
+      if (!sensor.alive) continue;
+      const SensorRuntimeState& from = s.sensors[j++];
+      if (from.values.size() != static_cast<std::size_t>(sensor.values.size())) {
+        throw InvalidArgument("restoreRuntimeState: sensor '" + sensor.spec.name + "' has " +
+                              std::to_string(sensor.values.size()) + " values, the snapshot " +
+                              std::to_string(from.values.size()));
+      }
+      if (!std::isfinite(from.nextUpdate)) {
+        throw InvalidArgument("restoreRuntimeState: sensor '" + sensor.spec.name + "': next update time not finite");
+      }
+    }
+  }
   std::size_t freeFrames = 0;
   for (const auto& f : w.frames) freeFrames += f.alive && f.isFree ? 1 : 0;
   if (s.freeFrames.size() != freeFrames) {
@@ -446,6 +499,16 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
     rec.solved = false;
     ++k;
   }
+  k = 0;
+  for (auto& sensor : w.sensors) {
+    if (!sensor.alive) continue;
+    const SensorRuntimeState& from = s.sensors[k++];
+    sensor.noiseCounter = from.noiseCounter;
+    sensor.nextUpdate = from.nextUpdate;
+    sensor.readingTime = from.readingTime;
+    for (std::size_t j = 0; j < from.values.size(); ++j) sensor.values[static_cast<Eigen::Index>(j)] = from.values[j];
+  }
+  w.stepRecord.valid = false;  // the recorded step's forces are not kept
   w.diagnostics = solver.diagnostics;
   w.contacts.clear();
   if (w.simulation && w.model.nshape > 0) {

@@ -121,6 +121,7 @@ void WorldImpl::enterSimulation() {
   resolveActuatorDefaults();
   resetState = state;
   resetControls = controls;
+  resetSensors();
 }
 
 bool WorldImpl::hasContactOrJointRows() const {
@@ -287,6 +288,7 @@ void WorldImpl::stepOnce() {
         data.act_force[a] = row >= 0 ? constraints.rows[static_cast<std::size_t>(row)].lambda / h : 0.0;
       }
     }
+    recordStep(state.time);
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
     integratePositions(model, data.q0, *positionVelocity, h, state.q);
@@ -344,6 +346,7 @@ void WorldImpl::stepOnce() {
       actuatorOutputs(model, state.v, data);
       integrateActuators(model, controls, state.q, h, state.act_integral);
     }
+    recordStep(state.time);
   }
 
   if (!state.q.allFinite() || !state.v.allFinite()) {
@@ -386,6 +389,8 @@ void WorldImpl::stepOnce() {
 
   state.time += h;
   ++state.frameIndex;
+  if (diagnostics.failed) stepRecord.valid = false;
+  if (!sensorNames.empty()) updateSensors();
   for (auto& w : state.fext) w.setZero();
   const auto t4 = Clock::now();
   timings.kinematics = seconds(t0, t1) + seconds(t3, t4);

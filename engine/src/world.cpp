@@ -438,6 +438,7 @@ void World::reset() {
   }
   w.diagnostics = StepDiagnostics{};
   w.collisionValid = false;  // forget persistent contacts (warm starts)
+  w.resetSensors();
   w.touchPositions();
 }
 
@@ -463,6 +464,10 @@ void World::clear() {
   w.actuatorNames.clear();
   w.schedules.clear();
   w.keyframes.clear();
+  w.sensors.clear();
+  w.sensorNames.clear();
+  w.stepRecord.valid = false;
+  w.queryCollision.reset();
   w.controller = nullptr;
   w.controls.resize(0);
   w.controlSet.clear();

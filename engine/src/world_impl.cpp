@@ -289,6 +289,7 @@ std::uint64_t newWorldSerial() {
 }
 
 void WorldImpl::topologyChanged() {
+  stepRecord.valid = false;  // sizes and indices of the last step no longer apply
   if (modelValid) {
     // Carry the runtime coordinates over into the records.
     for (std::uint32_t s = 0; s < links.size(); ++s) {

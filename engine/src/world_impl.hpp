@@ -149,6 +149,40 @@ struct ActuatorRecord {
   bool controlSet = false;                     // set by the spec or setControl (else the default applies)
 };
 
+struct SensorRecord {
+  bool alive = false;
+  std::uint32_t generation = 0;
+  SensorSpec spec;                             // frame and joint names rewritten from the references by getSpec
+  FrameRef frame;                              // Imu, Rangefinder, Contact
+  std::uint32_t link = 0, linkGeneration = 0;  // ForceTorque, JointEncoder: the joint's child link
+  // runtime
+  std::uint64_t noiseCounter = 0;
+  double nextUpdate = 0.0;
+  double readingTime = 0.0;  // NaN before the first update
+  VectorXd values;           // sized by numSensorValues
+};
+
+// What the last step leaves for joint reactions, contact wrenches and
+// sensors (forces.cpp): copied during the step (sized once), evaluated on
+// demand from the step's start state (Data::q0, v0) and State::vdot.
+struct StepRecord {
+  bool valid = false;           // a step ran since entering simulation, reset or restore, and was kept
+  double time = 0.0;            // start time of that step
+  std::uint64_t serial = 0;     // counts recorded steps (a cache key)
+  std::uint64_t evaluated = 0;  // `serial` of the step the outputs below describe (0: none)
+  VectorXd vPlus;               // velocities after the solve (implicit springs and dampers)
+  VectorXd tau;                 // applied generalized forces of the step
+  VectorXd vdot;                // accelerations of the step (State::vdot, with the constraint impulses)
+  std::vector<Vector6d> fext;   // applied wrenches of the step (body coordinates, body origin)
+  // outputs
+  std::vector<Vector6d> fAll;           // fext + contacts + closures, body coordinates, body origin
+  std::vector<Vector6d> contactWrench;  // per body: world coordinates, about the body origin
+  std::vector<Vector6d> jointForce;     // per body: parent → child through its joint, body coordinates, body origin
+  std::vector<SE3> X_WB;                // body poses at the step's start
+  std::vector<Vector6d> V, A;           // body twists and accelerations at the step's start (no gravity)
+  VectorXd applied, actuator, spring, damper, friction, limit, coupler, inertia, total;
+};
+
 // Where a closure endpoint sits: a body (−1: fixed to the world) and the
 // endpoint pose in that body's frame.
 struct Anchor {
@@ -399,6 +433,41 @@ class WorldImpl {
   void prepareControls();
   void addLockRows(ConstraintWorkspace& ws, double h);  // after buildStandardRows
 
+  // ---- sensors, joint reactions and queries (sensor.cpp, forces.cpp, query.cpp) ----
+  std::vector<SensorRecord> sensors;
+  std::map<std::string, std::uint32_t> sensorNames;
+  StepRecord stepRecord;
+  std::unique_ptr<CollisionDetector> queryCollision;  // checkCollisions: own manifolds, cleared per query
+  std::uint64_t collisionBuild = 0;       // ensureCollision rebuilds
+  std::uint64_t queryCollisionBuild = 0;  // ... the query detector was built for
+  std::vector<RaycastHit> rangeHits;      // rangefinder scratch
+  // Convex meshes' hull planes (n, c: n·x ≤ c) per compiled shape, for raycasts.
+  std::vector<std::vector<Vector4d>> hullCache;
+  std::vector<std::uint8_t> hullCacheDone;
+  std::uint64_t hullCacheCompile = ~std::uint64_t{0};
+  SensorRecord& sensor(std::uint32_t slot, std::uint32_t gen);
+  // Resolves a frame name ("world", a rigid body, a user frame, "multibody/link").
+  std::optional<FrameRef> frameByName(const std::string& name) const;
+  // @throws as World::addSensor; fills the references of `r`.
+  void checkSensor(const SensorSpec& spec, SensorRecord& r, const std::string& where) const;
+  static int numSensorValues(const SensorSpec& spec, int jointNq, int jointNv);
+  int sensorJointBody(const SensorRecord& r) const;  // −1 if none
+  void removeOrphanedSensors();
+  void resetSensors();  // readings invalid, generators at their start
+  // After a step: the step's copies (allocation-free once sized).
+  void recordStep(double startTime);
+  // Evaluates the step outputs (poses, twists, accelerations at the step's
+  // start; contact wrenches; joint forces when `forces`). Leaves the
+  // kinematic caches stale.
+  void evaluateStep(bool forces);
+  bool stepForcesEvaluated = false;  // jointForce and the generalized terms hold the recorded step
+  JointReaction jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates);
+  void updateSensors();              // end of a step
+  // Raycast against collision shapes with body poses `X_WB`; `skipBody`
+  // (≥ 0) is not seen. Appends hits (all, or only the nearest) to `out`.
+  void raycastShapes(const std::vector<SE3>& X_WB, const Vector3d& origin, const Vector3d& direction,
+                     double maxDistance, int skipBody, bool all, std::vector<RaycastHit>& out);
+
   // ---- stepping (step.cpp) ----
   void enterSimulation();
   bool hasContactOrJointRows() const;  // contacts, limits, joint friction
@@ -409,6 +478,8 @@ class WorldImpl {
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
 };
 
+// Imu, Rangefinder and Contact sensors are attached to a frame; the others to a joint.
+bool sensorUsesFrame(SensorType type);
 // Validates a joint spec, normalising axes and expanding per-DoF vectors.
 // @throws InvalidArgument with the joint name and the offending field.
 JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where);
@@ -442,6 +513,7 @@ struct Access {
   static Actuator actuator(World* w, std::uint32_t index, std::uint32_t generation) {
     return Actuator(w, index, generation);
   }
+  static Sensor sensor(World* w, std::uint32_t index, std::uint32_t generation) { return Sensor(w, index, generation); }
 };
 
 inline WorldImpl& implOf(const World* w) {

@@ -80,6 +80,9 @@ ScheduleSpec* WorldSpec::findSchedule(const std::string& name) {
 KeyframeSpec* WorldSpec::findKeyframe(const std::string& name) {
   return findByName(keyframes, name);
 }
+SensorSpec* WorldSpec::findSensor(const std::string& name) {
+  return findByName(sensors, name);
+}
 
 void WorldSpec::append(const WorldSpec& other) {
   // Keep the other spec's owner order after this one's.
@@ -105,6 +108,7 @@ void WorldSpec::append(const WorldSpec& other) {
   actuators.insert(actuators.end(), other.actuators.begin(), other.actuators.end());
   schedules.insert(schedules.end(), other.schedules.begin(), other.schedules.end());
   keyframes.insert(keyframes.end(), other.keyframes.begin(), other.keyframes.end());
+  sensors.insert(sensors.end(), other.sensors.begin(), other.sensors.end());
 }
 
 namespace {
@@ -219,7 +223,7 @@ bool operator==(const WorldSpec& a, const WorldSpec& b) {
          same(a.frames, b.frames) && same(a.shapes, b.shapes) && same(a.loopClosures, b.loopClosures) &&
          same(a.jointCouplers, b.jointCouplers) && same(a.collisionSettings, b.collisionSettings) &&
          same(a.actuators, b.actuators) && same(a.schedules, b.schedules) && same(a.keyframes, b.keyframes) &&
-         a.ownerOrder == b.ownerOrder;
+         a.sensors == b.sensors && a.ownerOrder == b.ownerOrder;
 }
 
 namespace {
@@ -384,6 +388,7 @@ WorldSpec World::getSpec() const {
   for (const Actuator& a : getActuators()) spec.actuators.push_back(a.getSpec());
   spec.schedules = getSchedules();
   spec.keyframes = getKeyframes();
+  for (const Sensor& x : getSensors()) spec.sensors.push_back(x.getSpec());
   return spec;
 }
 
@@ -407,6 +412,7 @@ class SpecBuilder {
     for (const auto& a : m_spec.actuators) m_world.addActuator(a);
     for (const auto& s : m_spec.schedules) m_world.addSchedule(s);
     for (const auto& k : m_spec.keyframes) m_world.addKeyframe(k);
+    for (const auto& x : m_spec.sensors) m_world.addSensor(x);
   }
 
  private:

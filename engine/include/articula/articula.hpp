@@ -14,8 +14,10 @@
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>
+#include <articula/query.hpp>
 #include <articula/recording.hpp>
 #include <articula/rigid_body.hpp>
+#include <articula/sensor.hpp>
 #include <articula/shape.hpp>
 #include <articula/snapshot.hpp>
 #include <articula/state_space.hpp>

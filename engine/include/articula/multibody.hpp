@@ -217,6 +217,36 @@ class Link : public Frame {
 };
 
 /// Handle to the parent joint of a link.
+/// What a joint carried in the last step (Joint::getReaction), from the
+/// step's own quantities: the motion it realised (its start state and
+/// accelerations), gravity, applied wrenches, and the contact and loop
+/// closure impulses it solved (divided by the time step).
+///
+/// `wrench` is the spatial force the parent applies to the child through
+/// the joint, [torque; force] about the joint frame's origin. It splits
+/// into `freeWrench`, its part along the joint's free directions (whose
+/// generalized components are `total`), and `constraintWrench`, the part
+/// the joint's structure carries (bearing loads; zero for a free joint).
+/// `total` is the sum of the generalized forces acting on the joint's
+/// coordinates, listed by cause below (each nv of the joint):
+///   total = applied + actuator + spring + damper + friction + limit + coupler − armature·v̇.
+/// Limit and friction impulses of the step are `limit`·h and `friction`·h.
+struct JointReaction {
+  double time = 0.0;  ///< start time of the step (s)
+  Vector6d wrench = Vector6d::Zero();
+  Vector6d freeWrench = Vector6d::Zero();
+  Vector6d constraintWrench = Vector6d::Zero();
+  VectorXd total;     ///< Sᵀ·wrench (N·m or N)
+  VectorXd applied;   ///< applied generalized forces (Joint::setForces), after the effort limit
+  VectorXd actuator;  ///< actuators on the joint (including lock rows)
+  VectorXd spring;    ///< joint stiffness
+  VectorXd damper;    ///< joint damping
+  VectorXd friction;  ///< joint friction rows
+  VectorXd limit;     ///< position- and velocity-limit rows
+  VectorXd coupler;   ///< joint couplers leading or following this joint
+  VectorXd inertia;   ///< −armature·v̇ (the rotor's share of the motor force)
+};
+
 class Joint {
  public:
   Joint() = default;
@@ -253,6 +283,11 @@ class Joint {
   void setForces(const VectorXd& tau);
   /// X_PC(q): child link pose in the parent frame.
   Isometry3d getRelativeTransform() const;
+  /// What the joint carried in the last step (see JointReaction), with the
+  /// wrenches in joint-frame coordinates, or in those of `coordinates`.
+  /// Zeros (time NaN) before the first step after entering simulation mode.
+  JointReaction getReaction() const;
+  JointReaction getReaction(const Frame& coordinates) const;
 
   friend bool operator==(const Joint& a, const Joint& b) {
     return a.m_world == b.m_world && a.m_index == b.m_index && a.m_generation == b.m_generation;

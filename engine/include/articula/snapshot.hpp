@@ -6,6 +6,7 @@
 #include <articula/loop_closure.hpp>
 #include <articula/state_space.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace articula {
@@ -31,6 +32,14 @@ struct ActuatorRuntimeState {
   double lockTarget = 0.0;  ///< Lock: the held position, NaN while released
 };
 
+/// A sensor's runtime values (articula/sensor.hpp).
+struct SensorRuntimeState {
+  std::uint64_t noiseCounter = 0;  ///< draws taken from the noise generator
+  double nextUpdate = 0.0;         ///< time of the next update (s)
+  double readingTime = 0.0;        ///< the reading's time (NaN before the first update)
+  std::vector<double> values;      ///< the reading
+};
+
 struct RuntimeSnapshot {
   WorldState state;
   /// Free user frames in creation order: inputs that move closure
@@ -42,6 +51,8 @@ struct RuntimeSnapshot {
   /// Per actuator (control order): controls are inputs, but a run continues
   /// bit for bit only with the ones it had.
   std::vector<ActuatorRuntimeState> actuators;
+  /// Per sensor (creation order): the noise generator and the held reading.
+  std::vector<SensorRuntimeState> sensors;
   std::vector<unsigned char> solverData;
 };
 

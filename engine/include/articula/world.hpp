@@ -14,7 +14,9 @@
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
 #include <articula/options.hpp>
+#include <articula/query.hpp>
 #include <articula/rigid_body.hpp>
+#include <articula/sensor.hpp>
 #include <articula/shape.hpp>
 #include <articula/snapshot.hpp>
 #include <articula/state_space.hpp>
@@ -22,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -165,6 +168,38 @@ class World {
   /// Whether shapes of `a` and `b` may collide under the rules above.
   bool isCollisionEnabled(const Frame& a, const Frame& b) const;
 
+  // ---- queries (articula/query.hpp): current configuration, either mode --
+  /// The contact points at the current configuration, found as the first
+  /// step from here would find them (same shapes, filtering rules and
+  /// order), with impulses zero; points whose surfaces are more than
+  /// `margin` apart are left out (0: touching or overlapping only). Does
+  /// not change what the next step does.
+  std::vector<Contact> checkCollisions(double margin = 0.0) const;
+  /// Signed distance between two collision shapes, or between the closest
+  /// collision shapes of two bodies (links, rigid bodies, or the world
+  /// frame for static shapes), collidable or not, whatever the filtering.
+  /// Exact for sphere, box, capsule, cylinder, ellipsoid and convex-mesh
+  /// pairs with planes and for sphere pairs; other pairs use GJK/EPA
+  /// (Bullet, single precision: about 1e-6 m).
+  /// @throws InvalidArgument for a visual shape, a body without collision
+  ///         shapes, or two planes; InvalidHandle for stale handles.
+  DistanceResult computeDistance(const Shape& a, const Shape& b) const;
+  DistanceResult computeDistance(const Frame& a, const Frame& b) const;
+  /// The first collision shape the ray origin + s·direction, 0 ≤ s ≤
+  /// maxDistance, enters (shapes the origin lies inside are not hit);
+  /// nullopt if none. `direction` need not be unit.
+  /// @throws InvalidArgument for a zero or non-finite direction or a
+  ///         negative or NaN maxDistance.
+  std::optional<RaycastHit> raycast(const Vector3d& origin, const Vector3d& direction,
+                                    double maxDistance = std::numeric_limits<double>::infinity()) const;
+  /// Every hit along the ray, nearest first (one per shape).
+  std::vector<RaycastHit> raycastAll(const Vector3d& origin, const Vector3d& direction,
+                                     double maxDistance = std::numeric_limits<double>::infinity()) const;
+  /// Total contact wrench on a body in the last step: [torque about the
+  /// body origin; force], world coordinates (N·m, N); the contact
+  /// impulses divided by the time step.
+  Vector6d getContactWrench(const Frame& body) const;
+
   /// Contacts of the last step (see Contact for lifetime and order).
   std::span<const Contact> getContacts() const;
   /// What the constraint stage did in the last step.
@@ -293,6 +328,19 @@ class World {
   ///         fewer than one keyframe or times that do not increase.
   std::vector<ScheduleSpec> makeKeyframeSchedules(const std::vector<std::string>& names,
                                                   const std::string& prefix = "keyframes_", bool loop = false) const;
+
+  // ---- sensors (articula/sensor.hpp) --------------------------------------
+  /// Adds a sensor (design mode).
+  /// @throws TopologyError for an unknown frame or joint or a taken name;
+  ///         InvalidArgument for a negative or non-finite rate, noise or
+  ///         range, or minRange > maxRange.
+  Sensor addSensor(const SensorSpec& spec);
+  std::optional<Sensor> getSensor(const std::string& name) const;
+  std::size_t numSensors() const;
+  /// In creation order.
+  std::vector<Sensor> getSensors() const;
+  /// Design mode. Removing a link, rigid body or frame removes its sensors.
+  void remove(const Sensor& sensor);
 
   /// A callback called before every step, after the schedules, with the
   /// state and the writable controls (empty: none). It must not allocate or

@@ -21,6 +21,7 @@
 #include <articula/keyframe.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/options.hpp>
+#include <articula/sensor.hpp>
 #include <articula/shape.hpp>
 #include <articula/types.hpp>
 
@@ -129,6 +130,7 @@ struct WorldSpec {
   std::vector<ActuatorSpec> actuators;  ///< in control order (articula/actuator.hpp)
   std::vector<ScheduleSpec> schedules;  ///< evaluated in this order before every step
   std::vector<KeyframeSpec> keyframes;  ///< named poses (articula/keyframe.hpp)
+  std::vector<SensorSpec> sensors;      ///< in creation order (articula/sensor.hpp)
   /// Names of rigid bodies and multibodies in the order their coordinates
   /// are packed in the state vector. Empty: rigid bodies first, then
   /// multibodies. Objects not listed follow the listed ones in that order.
@@ -146,6 +148,7 @@ struct WorldSpec {
   ActuatorSpec* findActuator(const std::string& name);
   ScheduleSpec* findSchedule(const std::string& name);
   KeyframeSpec* findKeyframe(const std::string& name);
+  SensorSpec* findSensor(const std::string& name);
 
   /// Appends every object of `other` (options are kept). Names must not
   /// clash; World(spec) reports a clash.

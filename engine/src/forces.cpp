@@ -1,0 +1,257 @@
+// Joint reactions and contact wrenches of the last step (Joint::getReaction,
+// World::getContactWrench).
+//
+// The step keeps copies of what it used (StepRecord); everything else is
+// evaluated on demand from the step's start state (Data::q0, v0) and its
+// accelerations State::vdot, which include the constraint impulses:
+//   f_ext,b  = applied wrench + contact forces + loop-closure forces (impulses / h)
+//   f_b      = RNEA(q0, v0, v̇, f_ext)   the force the parent applies through b's joint
+// and the generalized forces of the step by cause (applied, actuators,
+// implicit springs and dampers at v⁺, joint-space rows). For semi-implicit
+// Euler the two agree: Sᵀf_b = Σ causes − armature·v̇ (docs/forces.md).
+#include "world_impl.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace articula::detail {
+
+namespace {
+
+template <class T>
+void sizeLike(std::vector<T>& v, int n) {
+  if (static_cast<int>(v.size()) != n) v.resize(static_cast<std::size_t>(n));
+}
+void sizeLike(VectorXd& v, int n) {
+  if (v.size() != n) v.resize(n);
+}
+
+// World-coordinate wrench [torque about x; force] of force F at point p.
+Vector6d wrenchAbout(const Vector3d& x, const Vector3d& p, const Vector3d& F) {
+  Vector6d w;
+  w.head<3>() = (p - x).cross(F);
+  w.tail<3>() = F;
+  return w;
+}
+
+// A world-coordinate wrench about the body origin, in body coordinates.
+Vector6d toBody(const SE3& X_WB, const Vector6d& w) {
+  Vector6d r;
+  r.head<3>() = X_WB.R.transpose() * w.head<3>();
+  r.tail<3>() = X_WB.R.transpose() * w.tail<3>();
+  return r;
+}
+
+}  // namespace
+
+void WorldImpl::recordStep(double startTime) {
+  StepRecord& r = stepRecord;
+  sizeLike(r.vPlus, model.nv);
+  sizeLike(r.tau, model.nv);
+  sizeLike(r.vdot, model.nv);
+  sizeLike(r.fext, model.nbody);
+  r.vPlus = state.v;
+  r.tau = state.tau;
+  r.vdot = state.vdot;
+  for (std::size_t b = 0; b < r.fext.size(); ++b) r.fext[b] = state.fext[b];
+  r.time = startTime;
+  ++r.serial;
+  r.valid = true;
+  stepForcesEvaluated = false;
+}
+
+void WorldImpl::evaluateStep(bool forces) {
+  StepRecord& r = stepRecord;
+  const int nb = model.nbody;
+  const int nv = model.nv;
+  const double h = options.timeStep;
+  if (r.evaluated != r.serial) {
+    sizeLike(r.X_WB, nb);
+    sizeLike(r.V, nb);
+    sizeLike(r.A, nb);
+    sizeLike(r.fAll, nb);
+    sizeLike(r.contactWrench, nb);
+    // Kinematics of the step's start. The caches then hold q0 and v0, not
+    // the current state: they are marked stale below.
+    forwardKinematicsPositions(model, data.q0, data);
+    forwardKinematicsVelocities(model, data.q0, data.v0, data);
+    forwardKinematicsAccelerations(model, data.v0, r.vdot, data);
+    fkPosAt = 0;
+    fkVelAt = 0;
+    fkAccAt = 0;
+    for (int i = 0; i < nb; ++i) {
+      const auto b = static_cast<std::size_t>(i);
+      r.X_WB[b] = data.X_WB[b];
+      r.V[b] = data.V[b];
+      r.A[b] = data.A[b];
+      r.contactWrench[b].setZero();
+      r.fAll[b] = r.fext[b];
+    }
+    // Contacts: the published impulses on A (and their opposite on B).
+    const auto& ws = constraints;
+    for (std::size_t c = 0; c < contacts.size() && c < ws.points.size(); ++c) {
+      const Contact& k = contacts[c];
+      const Vector3d F = (k.normalImpulse * k.normal + k.frictionImpulse) / h;
+      const int bodies[2] = {model.shape_body[static_cast<std::size_t>(ws.points[c].shapeA)],
+                             model.shape_body[static_cast<std::size_t>(ws.points[c].shapeB)]};
+      for (int s = 0; s < 2; ++s) {
+        if (bodies[s] < 0) continue;
+        const auto b = static_cast<std::size_t>(bodies[s]);
+        r.contactWrench[b] += wrenchAbout(r.X_WB[b].p, k.point, s == 0 ? F : Vector3d(-F));
+      }
+    }
+    for (int i = 0; i < nb; ++i) {
+      const auto b = static_cast<std::size_t>(i);
+      r.fAll[b] += toBody(r.X_WB[b], r.contactWrench[b]);
+    }
+    // Loop closures: the impulse on B's body about A's endpoint, A coordinates.
+    for (const ClosureRecord& c : closures) {
+      if (!c.alive || !c.solved) continue;
+      const Vector3d F = c.originA.R * c.impulse.tail<3>() / h;
+      const Vector3d T = c.originA.R * c.impulse.head<3>() / h;
+      const int bodies[2] = {anchorOf(c.frameB).body, anchorOf(c.frameA).body};
+      for (int s = 0; s < 2; ++s) {
+        if (bodies[s] < 0) continue;
+        const auto b = static_cast<std::size_t>(bodies[s]);
+        Vector6d w = wrenchAbout(r.X_WB[b].p, c.originA.p, F);
+        w.head<3>() += T;
+        r.fAll[b] += toBody(r.X_WB[b], s == 0 ? w : Vector6d(-w));
+      }
+    }
+    r.evaluated = r.serial;
+    stepForcesEvaluated = false;
+  }
+  if (!forces || stepForcesEvaluated) return;
+
+  sizeLike(r.jointForce, nb);
+  for (VectorXd* v :
+       {&r.applied, &r.actuator, &r.spring, &r.damper, &r.friction, &r.limit, &r.coupler, &r.inertia, &r.total}) {
+    sizeLike(*v, nv);
+    v->setZero();
+  }
+  // The caches may hold the current state by now: the step's start again.
+  forwardKinematicsPositions(model, data.q0, data);
+  forwardKinematicsVelocities(model, data.q0, data.v0, data);
+  fkPosAt = 0;
+  fkVelAt = 0;
+  fkAccAt = 0;
+  recursiveNewtonEuler(model, data.v0, r.vdot, &r.fAll, true, true, 0, nb, data, r.total);
+  for (int i = 0; i < nb; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    r.jointForce[b] = data.f[b];
+    const int va = model.jnt_vadr[b];
+    for (int k = 0; k < model.jnt_nv[b]; ++k) r.total[va + k] = data.S.col(va + k).dot(data.f[b]);
+  }
+
+  // Generalized forces by cause.
+  const bool euler = options.integrator == Integrator::SemiImplicitEuler;
+  for (int k = 0; k < nv; ++k) {
+    double t = r.tau[k];
+    if (model.anyEffortLimit) t = std::clamp(t, -model.dof_effortLimit[k], model.dof_effortLimit[k]);
+    r.applied[k] = t;
+    r.inertia[k] = -model.dof_armature[k] * r.vdot[k];
+  }
+  for (int a = 0; a < model.nu; ++a) r.actuator[model.act_dof[static_cast<std::size_t>(a)]] += data.act_force[a];
+  if (model.anySpringOrDamper) {
+    const VectorXd& vel = euler ? r.vPlus : data.v0;
+    for (int i = 0; i < nb; ++i) {
+      const auto b = static_cast<std::size_t>(i);
+      const int n = model.jnt_nv[b];
+      const int va = model.jnt_vadr[b];
+      const bool vectorJoint = model.jnt_nq[b] == n;
+      for (int k = 0; k < n; ++k) {
+        const int dof = va + k;
+        const double kd = model.dof_stiffness[dof];
+        double s = euler ? -kd * h * vel[dof] : 0.0;
+        if (vectorJoint && kd != 0.0) s -= kd * (data.q0[model.jnt_qadr[b] + k] - model.dof_restPosition[dof]);
+        r.spring[dof] = s;
+        r.damper[dof] = -model.dof_damping[dof] * vel[dof];
+      }
+    }
+  }
+  // Joint-space rows: Jᵀλ / h into their cause (lock rows are actuator forces).
+  const auto& ws = constraints;
+  auto addRow = [&](int row, VectorXd& into) {
+    if (row < 0 || row >= diagnostics.numRows || row >= static_cast<int>(ws.rows.size())) return;
+    const ConstraintRow& cr = ws.rows[static_cast<std::size_t>(row)];
+    for (int s = 0; s < cr.nside; ++s) {
+      const RowSide& side = cr.side[s];
+      for (int k = 0; k < side.n; ++k) {
+        into[side.vadr + k] += ws.J[static_cast<std::size_t>(side.offset + k)] * cr.lambda / h;
+      }
+    }
+  };
+  if (euler && !diagnostics.failed) {
+    for (int row = 0; row < diagnostics.numRows && row < static_cast<int>(ws.rows.size()); ++row) {
+      const RowKind kind = ws.rows[static_cast<std::size_t>(row)].kind;
+      if (kind == RowKind::PositionLimit || kind == RowKind::VelocityLimit) addRow(row, r.limit);
+      if (kind == RowKind::JointFriction) addRow(row, r.friction);
+    }
+    for (const CouplerRecord& c : couplers) {
+      if (c.alive && c.solved) addRow(c.rowIndex, r.coupler);
+    }
+  }
+  stepForcesEvaluated = true;
+}
+
+JointReaction WorldImpl::jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates) {
+  JointReaction out;
+  ensureModel();
+  const int body = linkBody[linkSlot];
+  const int n = body < 0 ? 0 : model.jnt_nv[static_cast<std::size_t>(body)];
+  for (VectorXd* v : {&out.total, &out.applied, &out.actuator, &out.spring, &out.damper, &out.friction, &out.limit,
+                      &out.coupler, &out.inertia}) {
+    *v = VectorXd::Zero(n);
+  }
+  if (!simulation || !stepRecord.valid || body < 0) {
+    out.time = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
+  evaluateStep(true);
+  const StepRecord& r = stepRecord;
+  const auto b = static_cast<std::size_t>(body);
+  const int va = model.jnt_vadr[b];
+  out.time = r.time;
+  out.total = r.total.segment(va, n);
+  out.applied = r.applied.segment(va, n);
+  out.actuator = r.actuator.segment(va, n);
+  out.spring = r.spring.segment(va, n);
+  out.damper = r.damper.segment(va, n);
+  out.friction = r.friction.segment(va, n);
+  out.limit = r.limit.segment(va, n);
+  out.coupler = r.coupler.segment(va, n);
+  out.inertia = r.inertia.segment(va, n);
+  // About the joint frame's origin, joint-frame coordinates.
+  const SE3& X_CJ = model.jnt_childOffset[b];
+  const Vector6d fJ = X_CJ.invActForce(r.jointForce[b]);
+  // The free directions: the motion subspace at the joint frame, projected
+  // in that frame's coordinates (orthonormal axes for the common joints).
+  Vector6d free = Vector6d::Zero();
+  if (n > 0) {
+    Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> SJ(6, n);
+    for (int k = 0; k < n; ++k) SJ.col(k) = X_CJ.invActMotion(data.S.col(va + k));
+    const MatrixNNmax G = SJ.transpose() * SJ;
+    const VectorNmax y = G.ldlt().solve(SJ.transpose() * fJ);
+    free = SJ * y;
+  }
+  Vector6d constraint = fJ - free;
+  out.wrench = fJ;
+  out.freeWrench = free;
+  out.constraintWrench = constraint;
+  if (coordinates) {
+    // Rotate from joint coordinates (at the step's start) into the frame's
+    // current orientation.
+    const Matrix3d R_WJ = r.X_WB[b].R * X_CJ.R;
+    const Matrix3d R_WF = coordinates->getWorldTransform().linear();
+    const Matrix3d R = R_WF.transpose() * R_WJ;
+    for (Vector6d* w : {&out.wrench, &out.freeWrench, &out.constraintWrench}) {
+      const Vector6d v = *w;
+      w->head<3>() = R * v.head<3>();
+      w->tail<3>() = R * v.tail<3>();
+    }
+  }
+  return out;
+}
+
+}  // namespace articula::detail
