@@ -66,6 +66,7 @@ void WorldImpl::evaluateStep(bool forces) {
   const int nb = model.nbody;
   const int nv = model.nv;
   const double h = options.timeStep;
+  bool fresh = false;  // the kinematic caches hold the step's start (computed in this call)
   if (r.evaluated != r.serial) {
     sizeLike(r.X_WB, nb);
     sizeLike(r.V, nb);
@@ -77,6 +78,7 @@ void WorldImpl::evaluateStep(bool forces) {
     forwardKinematicsPositions(model, data.q0, data);
     forwardKinematicsVelocities(model, data.q0, data.v0, data);
     forwardKinematicsAccelerations(model, data.v0, r.vdot, data);
+    fresh = true;
     fkPosAt = 0;
     fkVelAt = 0;
     fkAccAt = 0;
@@ -131,12 +133,16 @@ void WorldImpl::evaluateStep(bool forces) {
     v->setZero();
   }
   // The caches may hold the current state by now: the step's start again.
-  forwardKinematicsPositions(model, data.q0, data);
-  forwardKinematicsVelocities(model, data.q0, data.v0, data);
-  fkPosAt = 0;
-  fkVelAt = 0;
-  fkAccAt = 0;
+  if (!fresh) {
+    forwardKinematicsPositions(model, data.q0, data);
+    forwardKinematicsVelocities(model, data.q0, data.v0, data);
+    fkPosAt = 0;
+    fkVelAt = 0;
+    fkAccAt = 0;
+  }
   recursiveNewtonEuler(model, data.v0, r.vdot, &r.fAll, true, true, 0, nb, data, r.total);
+  if (r.S.cols() != nv) r.S.resize(6, nv);
+  r.S = data.S;
   for (int i = 0; i < nb; ++i) {
     const auto b = static_cast<std::size_t>(i);
     r.jointForce[b] = data.f[b];
@@ -195,6 +201,47 @@ void WorldImpl::evaluateStep(bool forces) {
   stepForcesEvaluated = true;
 }
 
+WorldImpl::ReactionWrenches WorldImpl::reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates) {
+  ReactionWrenches out;
+  ensureModel();
+  const int body = linkBody[linkSlot];
+  if (!simulation || !stepRecord.valid || body < 0) return out;
+  evaluateStep(true);
+  const StepRecord& r = stepRecord;
+  const auto b = static_cast<std::size_t>(body);
+  const int va = model.jnt_vadr[b];
+  const int n = model.jnt_nv[b];
+  // About the joint frame's origin, joint-frame coordinates.
+  const SE3& X_CJ = model.jnt_childOffset[b];
+  const Vector6d fJ = X_CJ.invActForce(r.jointForce[b]);
+  // The free directions: the motion subspace at the joint frame, projected
+  // in that frame's coordinates (orthonormal axes for the common joints).
+  Vector6d free = Vector6d::Zero();
+  if (n > 0) {
+    Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> SJ(6, n);
+    for (int k = 0; k < n; ++k) SJ.col(k) = X_CJ.invActMotion(r.S.col(va + k));
+    const MatrixNNmax G = SJ.transpose() * SJ;
+    const VectorNmax y = G.ldlt().solve(SJ.transpose() * fJ);
+    free = SJ * y;
+  }
+  out.wrench = fJ;
+  out.free = free;
+  out.constraint = fJ - free;
+  if (coordinates != nullptr) {
+    // Rotate from joint coordinates (at the step's start) into the frame's
+    // current orientation.
+    const Matrix3d R_WJ = r.X_WB[b].R * X_CJ.R;
+    const Matrix3d R_WF = coordinates->getWorldTransform().linear();
+    const Matrix3d R = R_WF.transpose() * R_WJ;
+    for (Vector6d* v : {&out.wrench, &out.free, &out.constraint}) {
+      const Vector6d x = *v;
+      v->head<3>() = R * x.head<3>();
+      v->tail<3>() = R * x.tail<3>();
+    }
+  }
+  return out;
+}
+
 JointReaction WorldImpl::jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates) {
   JointReaction out;
   ensureModel();
@@ -222,35 +269,10 @@ JointReaction WorldImpl::jointReaction(std::uint32_t linkSlot, const std::option
   out.limit = r.limit.segment(va, n);
   out.coupler = r.coupler.segment(va, n);
   out.inertia = r.inertia.segment(va, n);
-  // About the joint frame's origin, joint-frame coordinates.
-  const SE3& X_CJ = model.jnt_childOffset[b];
-  const Vector6d fJ = X_CJ.invActForce(r.jointForce[b]);
-  // The free directions: the motion subspace at the joint frame, projected
-  // in that frame's coordinates (orthonormal axes for the common joints).
-  Vector6d free = Vector6d::Zero();
-  if (n > 0) {
-    Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> SJ(6, n);
-    for (int k = 0; k < n; ++k) SJ.col(k) = X_CJ.invActMotion(data.S.col(va + k));
-    const MatrixNNmax G = SJ.transpose() * SJ;
-    const VectorNmax y = G.ldlt().solve(SJ.transpose() * fJ);
-    free = SJ * y;
-  }
-  Vector6d constraint = fJ - free;
-  out.wrench = fJ;
-  out.freeWrench = free;
-  out.constraintWrench = constraint;
-  if (coordinates) {
-    // Rotate from joint coordinates (at the step's start) into the frame's
-    // current orientation.
-    const Matrix3d R_WJ = r.X_WB[b].R * X_CJ.R;
-    const Matrix3d R_WF = coordinates->getWorldTransform().linear();
-    const Matrix3d R = R_WF.transpose() * R_WJ;
-    for (Vector6d* w : {&out.wrench, &out.freeWrench, &out.constraintWrench}) {
-      const Vector6d v = *w;
-      w->head<3>() = R * v.head<3>();
-      w->tail<3>() = R * v.tail<3>();
-    }
-  }
+  const ReactionWrenches w = reactionWrenches(linkSlot, coordinates ? &*coordinates : nullptr);
+  out.wrench = w.wrench;
+  out.freeWrench = w.free;
+  out.constraintWrench = w.constraint;
   return out;
 }
 

@@ -974,6 +974,12 @@ JointReaction Joint::getReaction() const {
   return a.w.jointReaction(m_index, std::nullopt);
 }
 
+Vector6d Joint::getReactionWrench(const Frame& coordinates) const {
+  auto a = jointAccess(m_world, m_index, m_generation);
+  a.w.checkFrame(coordinates);
+  return a.w.reactionWrenches(m_index, &coordinates).wrench;
+}
+
 JointReaction Joint::getReaction(const Frame& coordinates) const {
   auto a = jointAccess(m_world, m_index, m_generation);
   a.w.checkFrame(coordinates);

@@ -28,7 +28,8 @@ std::string_view toString(SensorType type) {
 bool operator==(const SensorSpec& a, const SensorSpec& b) {
   return a.name == b.name && a.type == b.type && a.frame == b.frame && a.joint == b.joint &&
          a.pose.matrix() == b.pose.matrix() && a.rate == b.rate && a.noiseStddev == b.noiseStddev &&
-         a.noiseBias == b.noiseBias && a.seed == b.seed && a.minRange == b.minRange && a.maxRange == b.maxRange;
+         a.noiseBias == b.noiseBias && a.seed == b.seed && a.childOnParent == b.childOnParent &&
+         a.minRange == b.minRange && a.maxRange == b.maxRange;
 }
 
 namespace detail {
@@ -218,7 +219,8 @@ void WorldImpl::updateSensors() {
         if (body < 0) break;
         const auto b = static_cast<std::size_t>(body);
         const SE3 X_BS = model.jnt_childOffset[b] * SE3::fromIsometry(spec.pose);
-        const Vector6d f = X_BS.invActForce(r.jointForce[b]);
+        Vector6d f = X_BS.invActForce(r.jointForce[b]);
+        if (spec.childOnParent) f = -f;
         out.head<3>() = f.tail<3>();
         out.tail<3>() = f.head<3>();
         break;
@@ -293,7 +295,6 @@ Sensor World::addSensor(const SensorSpec& spec) {
   w.checkSensor(spec, rec, where);
   if (!spec.name.empty()) {
     if (w.sensorNames.count(spec.name) != 0) throw TopologyError(where + ": the name is taken by another sensor");
-    if (spec.name.find('/') != std::string::npos) throw InvalidArgument(where + ": the name must not contain '/'");
   }
   rec.alive = true;
   rec.generation = w.newGeneration();

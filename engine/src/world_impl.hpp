@@ -180,6 +180,7 @@ struct StepRecord {
   std::vector<Vector6d> jointForce;     // per body: parent → child through its joint, body coordinates, body origin
   std::vector<SE3> X_WB;                // body poses at the step's start
   std::vector<Vector6d> V, A;           // body twists and accelerations at the step's start (no gravity)
+  Matrix6Xd S;                          // motion subspaces at the step's start (body coordinates)
   VectorXd applied, actuator, spring, damper, friction, limit, coupler, inertia, total;
 };
 
@@ -438,9 +439,9 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> sensorNames;
   StepRecord stepRecord;
   std::unique_ptr<CollisionDetector> queryCollision;  // checkCollisions: own manifolds, cleared per query
-  std::uint64_t collisionBuild = 0;       // ensureCollision rebuilds
-  std::uint64_t queryCollisionBuild = 0;  // ... the query detector was built for
-  std::vector<RaycastHit> rangeHits;      // rangefinder scratch
+  std::uint64_t collisionBuild = 0;                   // ensureCollision rebuilds
+  std::uint64_t queryCollisionBuild = 0;              // ... the query detector was built for
+  std::vector<RaycastHit> rangeHits;                  // rangefinder scratch
   // Convex meshes' hull planes (n, c: n·x ≤ c) per compiled shape, for raycasts.
   std::vector<std::vector<Vector4d>> hullCache;
   std::vector<std::uint8_t> hullCacheDone;
@@ -462,7 +463,12 @@ class WorldImpl {
   void evaluateStep(bool forces);
   bool stepForcesEvaluated = false;  // jointForce and the generalized terms hold the recorded step
   JointReaction jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates);
-  void updateSensors();              // end of a step
+  struct ReactionWrenches {
+    Vector6d wrench = Vector6d::Zero(), free = Vector6d::Zero(), constraint = Vector6d::Zero();
+  };
+  // The joint's wrench and its split (allocation-free); zeros before a step.
+  ReactionWrenches reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates);
+  void updateSensors();  // end of a step
   // Raycast against collision shapes with body poses `X_WB`; `skipBody`
   // (≥ 0) is not seen. Appends hits (all, or only the nearest) to `out`.
   void raycastShapes(const std::vector<SE3>& X_WB, const Vector3d& origin, const Vector3d& direction,

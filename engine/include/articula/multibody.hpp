@@ -288,6 +288,9 @@ class Joint {
   /// Zeros (time NaN) before the first step after entering simulation mode.
   JointReaction getReaction() const;
   JointReaction getReaction(const Frame& coordinates) const;
+  /// getReaction(coordinates).wrench without allocating (observers of a
+  /// step use this); zero before the first step.
+  Vector6d getReactionWrench(const Frame& coordinates) const;
 
   friend bool operator==(const Joint& a, const Joint& b) {
     return a.m_world == b.m_world && a.m_index == b.m_index && a.m_generation == b.m_generation;

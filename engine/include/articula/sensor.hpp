@@ -70,6 +70,9 @@ struct SensorSpec {
   double noiseStddev = 0.0;
   double noiseBias = 0.0;
   std::uint64_t seed = 0;  ///< of the noise generator
+  /// ForceTorque: read the wrench the child applies to the parent instead
+  /// (the opposite; SDF's measure_direction child_to_parent).
+  bool childOnParent = false;
   /// Rangefinder: the measured interval (m).
   double minRange = 0.0;
   double maxRange = 10.0;
