@@ -357,9 +357,11 @@ std::string repairInertia(Inertia& inertia, const std::string& what) {
   if (triangle) {
     // The smallest change that restores a real mass distribution: raise the
     // two smaller moments together until they sum to the largest.
-    // (A margin of 1e-13 of the largest keeps the result inside the valid
-    // set after round-off, for readers that check it again.)
-    const double raise = 0.5 * (ev[2] - ev[0] - ev[1]) + 1e-13 * ev[2];
+    // (A margin of 1e-6 of the largest keeps the result inside the valid
+    // set for readers that check it again with their own eigenvalue
+    // solver: sdformat refused the two nearly equal moments of a repair
+    // with a margin of 1e-9.)
+    const double raise = 0.5 * (ev[2] - ev[0] - ev[1]) + 1e-6 * ev[2];
     ev[0] += raise;
     ev[1] += raise;
   }
@@ -644,6 +646,10 @@ std::string ImportReport::toText() const {
        << ") on " << a.joint << " from " << a.interface << ", gear " << number(a.gear) << ", force limit "
        << number(a.forceLimit) << "\n";
   }
+  for (const SensorMade& x : sensors) {
+    os << "  sensor: " << where(x.file.empty() ? file : x.file, x.line) << ": '" << x.sensor << "' (" << x.type
+       << ") on " << x.attachedTo << "\n";
+  }
   for (const CouplerMade& c : couplers) {
     os << "  coupler: " << where(c.file.empty() ? file : c.file, c.line) << ": '" << c.coupler << "': " << c.follower
        << " = " << number(c.ratio) << "·" << c.leader << " + " << number(c.offset) << "\n";
@@ -694,6 +700,7 @@ std::string ImportReport::summary() const {
   if (!cuts.empty()) parts.push_back(count(cuts.size(), "loop cut", "loops cut"));
   if (!couplers.empty()) parts.push_back(count(couplers.size(), "coupler", "couplers"));
   if (!actuators.empty()) parts.push_back(count(actuators.size(), "actuator", "actuators"));
+  if (!sensors.empty()) parts.push_back(count(sensors.size(), "sensor", "sensors"));
   if (assembly.performed)
     parts.push_back("loops assembled (residual " + number(assembly.residualBefore) + " → " +
                     number(assembly.residualAfter) + ")");
@@ -740,6 +747,13 @@ std::string ImportReport::toJson() const {
        << ",\"gear\":" << number(a.gear)
        << ",\"force_limit\":" << (std::isfinite(a.forceLimit) ? number(a.forceLimit) : std::string("null"))
        << ",\"file\":" << jsonString(a.file) << ",\"line\":" << a.line << "}";
+  }
+  os << "],\"sensors\":[";
+  for (std::size_t i = 0; i < sensors.size(); ++i) {
+    const SensorMade& x = sensors[i];
+    os << (i ? "," : "") << "{\"sensor\":" << jsonString(x.sensor) << ",\"type\":" << jsonString(x.type)
+       << ",\"attached_to\":" << jsonString(x.attachedTo) << ",\"file\":" << jsonString(x.file)
+       << ",\"line\":" << x.line << "}";
   }
   os << "],\"assembly\":{\"performed\":" << (assembly.performed ? "true" : "false")
      << ",\"residual_before\":" << number(assembly.residualBefore)

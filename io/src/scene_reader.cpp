@@ -80,6 +80,8 @@ class Reader {
           readSchedule(e);
         } else if (name == "keyframe" && version >= 2) {
           keyframes.push_back(e);  // once every body exists
+        } else if (name == "sensor" && version >= 3) {
+          readSensor(e);
         } else if (name == "recording") {
           if (m_recording) fail(e, "a second <recording> section (a scene has at most one)");
           readRecording(e);
@@ -557,6 +559,44 @@ class Reader {
     m_world.addActuator(a);
   }
 
+  void readSensor(const XMLElement* e) {
+    SensorSpec s;
+    s.name = text(e, "name");
+    const std::string type = text(e, "type");
+    bool known = false;
+    for (const SensorType t : {SensorType::Imu, SensorType::ForceTorque, SensorType::Contact, SensorType::JointEncoder,
+                               SensorType::Rangefinder}) {
+      if (type == toString(t)) {
+        s.type = t;
+        known = true;
+      }
+    }
+    if (!known) {
+      fail(e,
+           "unknown sensor type '" + type + "' (expected imu | force_torque | contact | joint_encoder | rangefinder)");
+    }
+    if (has(e, "frame")) s.frame = text(e, "frame");
+    if (has(e, "joint")) s.joint = text(e, "joint");
+    if (e->FirstChildElement("pose") != nullptr) s.pose = pose(e, "pose");
+    if (has(e, "rate")) s.rate = number(e, "rate");
+    if (has(e, "noise_stddev")) s.noiseStddev = number(e, "noise_stddev");
+    if (has(e, "noise_bias")) s.noiseBias = number(e, "noise_bias");
+    if (has(e, "seed")) s.seed = wholeNumber(e, "seed", 0);
+    if (has(e, "direction")) {
+      const std::string d = text(e, "direction");
+      if (d != "parent_to_child" && d != "child_to_parent") {
+        fail(e, "attribute 'direction' = \"" + d + "\": expected parent_to_child or child_to_parent");
+      }
+      s.childOnParent = d == "child_to_parent";
+    }
+    if (has(e, "range")) {
+      const auto range = numbers(e, "range", 2);
+      s.minRange = range[0];
+      s.maxRange = range[1];
+    }
+    m_world.addSensor(s);
+  }
+
   void readSchedule(const XMLElement* e) {
     ScheduleSpec s;
     s.name = text(e, "name");
@@ -607,19 +647,21 @@ class Reader {
     m_world.addKeyframe(k);
   }
 
+  std::uint64_t wholeNumber(const XMLElement* e, const char* attr, std::uint64_t least) const {
+    const char* value = text(e, attr);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(value, &end, 10);
+    if (*value == '\0' || *value == '-' || *end != '\0' || errno == ERANGE || n < least) {
+      fail(e, std::string("attribute '") + attr + "' = \"" + value +
+                  "\": expected a whole number >= " + std::to_string(least));
+    }
+    return static_cast<std::uint64_t>(n);
+  }
+
   void readRecording(const XMLElement* e) {
     SceneRecording r;
-    const auto count = [&](const char* attr, std::uint64_t least) {
-      const char* value = text(e, attr);
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long n = std::strtoull(value, &end, 10);
-      if (*value == '\0' || *value == '-' || *end != '\0' || errno == ERANGE || n < least) {
-        fail(e, std::string("attribute '") + attr + "' = \"" + value +
-                    "\": expected a whole number >= " + std::to_string(least));
-      }
-      return static_cast<std::uint64_t>(n);
-    };
+    const auto count = [&](const char* attr, std::uint64_t least) { return wholeNumber(e, attr, least); };
     r.options.every = count("every", 1);
     r.options.budgetBytes = static_cast<std::size_t>(count("budget_bytes", 1));
     r.options.overflow = choose<RecordingOverflow>(

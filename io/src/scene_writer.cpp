@@ -30,9 +30,10 @@ class Writer {
     const WorldSpec spec = m_world.getSpec();
     // Version 2 added actuators, schedules and keyframes; without them a
     // file stays readable by builds that read version 1.
-    root->SetAttribute("version", spec.actuators.empty() && spec.schedules.empty() && spec.keyframes.empty()
-                                      ? 1
-                                      : kSceneFormatVersion);
+    // Version 3 added sensors.
+    root->SetAttribute("version", !spec.sensors.empty()                                                        ? 3
+                                  : spec.actuators.empty() && spec.schedules.empty() && spec.keyframes.empty() ? 1
+                                                                                                               : 2);
     writeOptions(root, spec.options);
     // Rigid bodies and multibodies in the order of their state coordinates.
     std::vector<bool> rigidDone(spec.rigidBodies.size(), false);
@@ -70,6 +71,7 @@ class Writer {
     for (const ActuatorSpec& a : spec.actuators) writeActuator(root, a);
     for (const ScheduleSpec& s : spec.schedules) writeSchedule(root, s);
     for (const KeyframeSpec& k : spec.keyframes) writeKeyframe(root, k);
+    for (const SensorSpec& x : spec.sensors) writeSensor(root, x);
     if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
@@ -308,6 +310,23 @@ class Writer {
     if (std::isfinite(a.velocityLimit)) e->SetAttribute("velocity_limit", formatNumber(a.velocityLimit).c_str());
     if (a.gravityCompensation) e->SetAttribute("gravity_compensation", true);
     if (a.control) e->SetAttribute("control", formatNumber(*a.control).c_str());
+  }
+
+  void writeSensor(XMLElement* root, const SensorSpec& s) {
+    XMLElement* e = child(root, "sensor");
+    e->SetAttribute("name", s.name.c_str());
+    e->SetAttribute("type", std::string(toString(s.type)).c_str());
+    if (!s.frame.empty()) e->SetAttribute("frame", s.frame.c_str());
+    if (!s.joint.empty()) e->SetAttribute("joint", s.joint.c_str());
+    if (!s.pose.isApprox(Isometry3d::Identity(), 0.0)) writePose(e, "pose", s.pose);
+    if (s.rate != 0.0) e->SetAttribute("rate", formatNumber(s.rate).c_str());
+    if (s.noiseStddev != 0.0) e->SetAttribute("noise_stddev", formatNumber(s.noiseStddev).c_str());
+    if (s.noiseBias != 0.0) e->SetAttribute("noise_bias", formatNumber(s.noiseBias).c_str());
+    if (s.seed != 0) e->SetAttribute("seed", std::to_string(s.seed).c_str());
+    if (s.childOnParent) e->SetAttribute("direction", "child_to_parent");
+    if (s.type == SensorType::Rangefinder) {
+      e->SetAttribute("range", (formatNumber(s.minRange) + " " + formatNumber(s.maxRange)).c_str());
+    }
   }
 
   void writeSchedule(XMLElement* root, const ScheduleSpec& s) {

@@ -42,17 +42,22 @@
 #include <sdf/Element.hh>
 #include <sdf/Ellipsoid.hh>
 #include <sdf/Error.hh>
+#include <sdf/ForceTorque.hh>
 #include <sdf/Geometry.hh>
+#include <sdf/Imu.hh>
 #include <sdf/Joint.hh>
 #include <sdf/JointAxis.hh>
+#include <sdf/Lidar.hh>
 #include <sdf/Link.hh>
 #include <sdf/Material.hh>
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
+#include <sdf/Noise.hh>
 #include <sdf/ParserConfig.hh>
 #include <sdf/Physics.hh>
 #include <sdf/Plane.hh>
 #include <sdf/Root.hh>
+#include <sdf/Sensor.hh>
 #include <sdf/Sphere.hh>
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
@@ -145,9 +150,9 @@ std::string problemOf(const ImportError& e) {
 
 /// Elements that are reported as not imported wherever they appear.
 const std::set<std::string>& unsupportedElements() {
-  static const std::set<std::string> names{
-      "actor",  "audio_sink", "audio_source", "battery", "gripper", "light", "particle_emitter",
-      "plugin", "population", "projector",    "road",    "sensor"};
+  static const std::set<std::string> names{"actor", "audio_sink",       "audio_source", "battery",    "gripper",
+                                           "light", "particle_emitter", "plugin",       "population", "projector",
+                                           "road"};
   return names;
 }
 
@@ -419,6 +424,16 @@ class SdfImporter {
       if (kind != "link" && kind != "joint" && kind != "frame" && kind != "model") continue;
       const std::string name = nameAttribute(e);
       const auto [it, inserted] = seen.emplace(name, e);
+      if (!inserted && it->second->GetName() != kind && (kind == "joint" || it->second->GetName() == "joint")) {
+        // A joint named like a link (common in SDF before 1.7, which did
+        // not share one namespace): Gazebo loads it, and links and joints
+        // are looked up apart here.
+        if (m_warnedNames.insert(prefix + name).second) {
+          warn(e, "model " + inQuotes(model.Name()) + ": the joint and the link named " + inQuotes(name) +
+                      " share a name (SDF 1.7 and later require unique names); kept apart");
+        }
+        continue;
+      }
       if (!inserted) {
         fail(e, "model " + inQuotes(model.Name()) + " has two elements named " + inQuotes(name) + ": a <" +
                     it->second->GetName() + "> (line " + std::to_string(lineOf(it->second)) + ") and this <" + kind +
@@ -1028,6 +1043,8 @@ class SdfImporter {
       }
     }
     for (std::size_t li = 0; li < g.links.size(); ++li) addShapes(g, static_cast<int>(li));
+    for (std::size_t li = 0; li < g.links.size(); ++li) addLinkSensors(g, static_cast<int>(li));
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) addJointSensors(g, static_cast<int>(ji));
     for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
       if (f.role[ji] == JointRole::Cut) addClosure(g, g.joints[ji], f.cutReason[ji]);
     }
@@ -1301,6 +1318,174 @@ class SdfImporter {
     return m;
   }
 
+  // ---- sensors -------------------------------------------------------------
+
+  /// A sensor name not yet taken: `base`, else base_2, base_3, ...
+  std::string uniqueSensorName(const std::string& base) const {
+    std::string name = base;
+    for (int i = 2; m_world.getSensor(name).has_value(); ++i) name = base + "_" + std::to_string(i);
+    return name;
+  }
+
+  /// One noise level for all of a sensor's values: SDF gives one per axis
+  /// (and per quantity); the largest standard deviation is kept, with a
+  /// warning when they differ.
+  void applyNoise(SensorSpec& spec, const std::vector<const sdf::Noise*>& noises, const sdf::Sensor& sensor) {
+    double stddev = 0.0;
+    double bias = 0.0;
+    bool differ = false;
+    bool randomBias = false;
+    for (std::size_t i = 0; i < noises.size(); ++i) {
+      const sdf::Noise& n = *noises[i];
+      if (n.Type() == sdf::NoiseType::NONE) continue;
+      if (i > 0 &&
+          (n.StdDev() != noises[0]->StdDev() || n.Mean() + n.BiasMean() != noises[0]->Mean() + noises[0]->BiasMean())) {
+        differ = true;
+      }
+      stddev = std::max(stddev, n.StdDev());
+      bias = n.Mean() + n.BiasMean();
+      randomBias = randomBias || n.BiasStdDev() > 0.0;
+    }
+    spec.noiseStddev = stddev;
+    spec.noiseBias = bias;
+    spec.seed = std::hash<std::string>{}(spec.name) & 0xffffffffu;
+    const std::string what = "sensor " + inQuotes(sensor.Name());
+    if (differ) {
+      std::ostringstream level;
+      level << stddev;
+      warn(sensor.Element(), what + ": its axes have different noise; one level (standard deviation " + level.str() +
+                                 ") is applied to every value");
+    }
+    if (randomBias) warn(sensor.Element(), what + ": a random bias (bias_stddev) is not simulated");
+  }
+
+  void addLinkSensors(const ModelGraph& g, int link) {
+    const LinkNode& node = g.links[static_cast<std::size_t>(link)];
+    const sdf::Link& sdfLink = *node.link;
+    const Frame owner = engineFrame(g, link);
+    const Isometry3d X_OL = owner.isWorld() ? node.X_WL : Isometry3d::Identity();
+    for (uint64_t i = 0; i < sdfLink.SensorCount(); ++i) {
+      const sdf::Sensor& sensor = *sdfLink.SensorByIndex(i);
+      const std::string what = "sensor " + inQuotes(node.name + "::" + sensor.Name());
+      SensorSpec spec;
+      spec.name = uniqueSensorName(g.name + "::" + node.name + "::" + sensor.Name());
+      spec.frame = owner.name();
+      spec.pose = X_OL * resolvePose(sensor.SemanticPose(), "", sensor.Element(), what);
+      spec.rate = std::max(0.0, sensor.UpdateRate());
+      switch (sensor.Type()) {
+        case sdf::SensorType::IMU: {
+          spec.type = SensorType::Imu;
+          if (const sdf::Imu* imu = sensor.ImuSensor()) {
+            applyNoise(
+                spec,
+                {&imu->LinearAccelerationXNoise(), &imu->LinearAccelerationYNoise(), &imu->LinearAccelerationZNoise(),
+                 &imu->AngularVelocityXNoise(), &imu->AngularVelocityYNoise(), &imu->AngularVelocityZNoise()},
+                sensor);
+          }
+          break;
+        }
+        case sdf::SensorType::CONTACT:
+          spec.type = SensorType::Contact;
+          if (owner.isWorld()) {
+            ignore(sensor.Element(), what + " is on a static link: contact sensors need a moving body");
+            continue;
+          }
+          break;
+        case sdf::SensorType::LIDAR:
+        case sdf::SensorType::GPU_LIDAR: {
+          spec.type = SensorType::Rangefinder;
+          if (const sdf::Lidar* lidar = sensor.LidarSensor()) {
+            spec.minRange = std::max(0.0, lidar->RangeMin());
+            spec.maxRange = lidar->RangeMax() > spec.minRange ? lidar->RangeMax() : spec.minRange + 1.0;
+            applyNoise(spec, {&lidar->LidarNoise()}, sensor);
+            if (lidar->HorizontalScanSamples() > 1 || lidar->VerticalScanSamples() > 1) {
+              warn(sensor.Element(),
+                   what + ": a scan of " +
+                       std::to_string(lidar->HorizontalScanSamples() * std::max(1u, lidar->VerticalScanSamples())) +
+                       " rays is imported as one rangefinder along the sensor's x axis");
+            }
+          }
+          break;
+        }
+        default:
+          ignore(sensor.Element(), "<sensor name=" + inQuotes(sensor.Name()) + "> of type " +
+                                       inQuotes(sensor.TypeStr()) + " on link " + inQuotes(node.name) +
+                                       " is not imported (Articula simulates imu, force_torque, contact and "
+                                       "ray/lidar sensors)");
+          continue;
+      }
+      try {
+        m_world.addSensor(spec);
+      } catch (const Error& e) {
+        fail(sensor.Element(), what + ": " + e.what());
+      }
+      m_report.sensors.push_back(SensorMade{spec.name, std::string(toString(spec.type)), spec.frame,
+                                            fileOf(sensor.Element()), lineOf(sensor.Element())});
+    }
+  }
+
+  void addJointSensors(const ModelGraph& g, int ji) {
+    const JointNode& j = g.joints[static_cast<std::size_t>(ji)];
+    for (uint64_t i = 0; i < j.joint->SensorCount(); ++i) {
+      const sdf::Sensor& sensor = *j.joint->SensorByIndex(i);
+      const std::string what = "sensor " + inQuotes(j.name + "::" + sensor.Name());
+      if (sensor.Type() != sdf::SensorType::FORCE_TORQUE) {
+        ignore(sensor.Element(), "<sensor name=" + inQuotes(sensor.Name()) + "> of type " + inQuotes(sensor.TypeStr()) +
+                                     " on joint " + inQuotes(j.name) +
+                                     " is not imported (joints carry force_torque sensors)");
+        continue;
+      }
+      const std::optional<Joint>& joint = m_joints[static_cast<std::size_t>(ji)];
+      if (!joint) {
+        ignore(sensor.Element(), what +
+                                     " is on a joint that is not part of the tree (a loop closure or a "
+                                     "coupling): not imported");
+        continue;
+      }
+      SensorSpec spec;
+      spec.type = SensorType::ForceTorque;
+      spec.name = uniqueSensorName(g.name + "::" + j.name + "::" + sensor.Name());
+      spec.joint = joint->getMultibody().name() + "/" + joint->name();
+      spec.rate = std::max(0.0, sensor.UpdateRate());
+      const sdf::ForceTorque* ft = sensor.ForceTorqueSensor();
+      const sdf::ForceTorqueFrame frame = ft != nullptr ? ft->Frame() : sdf::ForceTorqueFrame::CHILD;
+      if (frame == sdf::ForceTorqueFrame::SENSOR) {
+        // sdformat does not resolve the poses of joint sensors: the raw
+        // pose, in the joint frame (SDF's default for them).
+        spec.pose = toEigen(sensor.RawPose());
+        if (!sensor.PoseRelativeTo().empty()) {
+          warn(sensor.Element(),
+               what + ": <pose relative_to=" + inQuotes(sensor.PoseRelativeTo()) + "> is read in the joint frame");
+        }
+      } else {
+        // The child link's frame (the joint frame is at childOffset in it).
+        spec.pose = joint->getSpec().childOffset.inverse();
+        if (frame == sdf::ForceTorqueFrame::PARENT) {
+          warn(sensor.Element(), what + ": <frame>parent</frame> is read in the child link's frame");
+        }
+      }
+      if (ft != nullptr) {
+        applyNoise(spec,
+                   {&ft->ForceXNoise(), &ft->ForceYNoise(), &ft->ForceZNoise(), &ft->TorqueXNoise(),
+                    &ft->TorqueYNoise(), &ft->TorqueZNoise()},
+                   sensor);
+        spec.childOnParent = ft->MeasureDirection() == sdf::ForceTorqueMeasureDirection::CHILD_TO_PARENT;
+      }
+      if (j.child < 0 || !(m_links[static_cast<std::size_t>(j.child)] == joint->getChildLink())) {
+        warn(sensor.Element(), what +
+                                   ": the joint is reversed in the tree (its SDF child is the engine's parent); "
+                                   "the sensor reads the wrench on the SDF parent");
+      }
+      try {
+        m_world.addSensor(spec);
+      } catch (const Error& e) {
+        fail(sensor.Element(), what + ": " + e.what());
+      }
+      m_report.sensors.push_back(SensorMade{spec.name, std::string(toString(spec.type)), spec.joint,
+                                            fileOf(sensor.Element()), lineOf(sensor.Element())});
+    }
+  }
+
   void addShapes(const ModelGraph& g, int link) {
     const LinkNode& node = g.links[static_cast<std::size_t>(link)];
     const sdf::Link& sdfLink = *node.link;
@@ -1378,6 +1563,7 @@ class SdfImporter {
     bool swapped = false;  ///< a universal joint traversed backwards: its DoFs are the SDF's in reverse
   };
   std::map<std::string, std::map<std::string, StateJoint>> m_stateJoints;
+  std::set<std::string> m_warnedNames;         ///< link/joint names shared, warned about once
   std::vector<Link> m_links;                   ///< per link of the model being imported
   std::vector<std::optional<Joint>> m_joints;  ///< per joint of that model: its engine joint, if in the tree
 };

@@ -81,6 +81,15 @@ struct ActuatorMade {
   int line = 0;
 };
 
+/// A sensor made from a file's description (an SDF <sensor>).
+struct SensorMade {
+  std::string sensor;      ///< its name in the world
+  std::string type;        ///< toString(SensorType)
+  std::string attachedTo;  ///< frame or joint
+  std::string file;
+  int line = 0;
+};
+
 /// Something the file contains that is not imported, or imported with a
 /// caveat.
 struct ReportEntry {
@@ -102,6 +111,7 @@ struct ImportReport {
   std::vector<LoopCut> cuts;
   std::vector<CouplerMade> couplers;
   std::vector<ActuatorMade> actuators;
+  std::vector<SensorMade> sensors;
   std::vector<ReportEntry> ignored;   ///< elements not imported (file, line, what and why)
   std::vector<ReportEntry> warnings;  ///< imported, but suspicious (zero mass on a moving link, ...)
   AssemblyReport assembly;
