@@ -62,7 +62,11 @@ void printUsage(std::ostream& os) {
         "                           initial pose (gravity-compensated, default gains)\n"
         "  --controls FILE.csv      drive actuators over time: a header 'time,ACTUATOR,...', then rows;\n"
         "                           linear interpolation between rows (--controls-hold: zero-order hold)\n"
-        "  --csv OUT.csv            write t, q:..., v:..., residual:..., ctrl:..., force:... for every step\n"
+        "  --csv OUT.csv            write t, q:..., v:..., residual:..., ctrl:..., force:..., sensor:... for\n"
+        "                           every step\n"
+        "  --log GROUPS             the CSV's column groups after t, q and v (default residuals,controls,sensors):\n"
+        "                           residuals, controls, sensors, reactions, joint-forces, limits, friction,\n"
+        "                           contacts, all (comma-separated)\n"
         "  --record OUT.replay      record the run (t = 0 included) into a replay file, with the scene's path\n"
         "                           and the options above that shape the world\n"
         "  --record-every K         record every K-th step (default 1)\n"
@@ -139,6 +143,8 @@ struct RunOptions {
   std::optional<double> duration;
   std::optional<long> steps;
   std::string csv;
+  CsvLog log;
+  bool logGiven = false;
   std::string record;
   std::optional<long> recordEvery;
   bool quiet = false;
@@ -185,6 +191,9 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       o.setup.controlsHold = true;
     } else if (a == "--csv") {
       o.csv = args.value();
+    } else if (a == "--log") {
+      o.log = parseCsvLog(args.value());
+      o.logGiven = true;
     } else if (a == "--record") {
       o.record = args.value();
       if (o.record.empty()) usageError("--record needs a file name");
@@ -215,6 +224,7 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   }
   if (o.duration && o.steps) usageError("give either --duration or --steps, not both");
   if (o.recordEvery && o.record.empty()) usageError("--record-every needs --record OUT.replay");
+  if (o.logGiven && o.csv.empty()) usageError("--log selects CSV columns: it needs --csv OUT.csv");
   if (o.setup.controlsHold && o.setup.controls.empty()) usageError("--controls-hold needs --controls FILE.csv");
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (input.file.empty() && input.scene.empty()) {
@@ -293,7 +303,7 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
                      immovable.front().problem);
     }
   }
-  CsvWriter csv(o.csv, world, columns, closures);
+  CsvWriter csv(o.csv, world, columns, closures, o.log);
   csv.row(t, q, v);
   double maxResidual = constrained ? largestResidual(closures, couplers) : 0.0;
 

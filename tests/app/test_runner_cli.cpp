@@ -228,6 +228,66 @@ class TestRunnerCli : public QObject {
              qPrintable(QString::number(b.rows.last()[z])));
   }
 
+  // --log selects the column groups: sensors by default, reactions,
+  // joint forces, limits, friction and contact wrenches on request; the
+  // values are those of statics (a resting stack, a hanging pendulum).
+  void logGroupsSelectColumns() {
+    const QString scene = tmp(QStringLiteral("sensing_pendulum.articula"));
+    QByteArray text = pendulumScene("gravity=\"0 0 -9.81\" time_step=\"0.001\" integrator=\"semi-implicit-euler\"");
+    text.replace("<articula version=\"1\">", "<articula version=\"3\">");
+    text.replace("</articula>",
+                 "    <sensor name=\"enc\" type=\"joint_encoder\" joint=\"pendulum/hinge\"/>\n"
+                 "    <sensor name=\"ft\" type=\"force_torque\" joint=\"pendulum/hinge\" rate=\"100\"/>\n"
+                 "</articula>");
+    QVERIFY(writeFile(scene, text));
+    const QString csvPath = tmp(QStringLiteral("sensing.csv"));
+    RunResult r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("20"),
+                           QStringLiteral("--csv"), csvPath, QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    Csv csv = readCsv(csvPath);
+    QVERIFY2(
+        csv.header.contains(QStringLiteral("sensor:enc:q0")) && csv.header.contains(QStringLiteral("sensor:ft:fz")),
+        qPrintable(csv.header.join(',')));
+    // The encoder reads the state each step started from: row k holds q of row k-1.
+    const int q = csv.column(QStringLiteral("q:hinge"));
+    const int enc = csv.column(QStringLiteral("sensor:enc:q0"));
+    for (int k = 1; k < csv.rows.size(); ++k) QCOMPARE(csv.rows[k][enc], csv.rows[k - 1][q]);
+
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--csv"),
+                 csvPath, QStringLiteral("--log"), QStringLiteral("reactions,joint-forces,limits,friction"),
+                 QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    csv = readCsv(csvPath);
+    QVERIFY(!csv.header.contains(QStringLiteral("sensor:enc:q0")));
+    for (const char* c : {"reaction:pendulum/hinge:fx", "reaction:pendulum/hinge:tz", "jointforce:hinge", "limit:hinge",
+                          "friction:hinge"}) {
+      QVERIFY2(csv.header.contains(QString::fromUtf8(c)), c);
+    }
+    // A free pendulum: the hinge passes no torque about its axis.
+    const int tau = csv.column(QStringLiteral("jointforce:hinge"));
+    for (int k = 1; k < csv.rows.size(); ++k) QVERIFY(std::abs(csv.rows[k][tau]) < 1e-9);
+
+    // Contact wrenches of a resting stack: the bottom box carries all five.
+    const QString stack = sourcePath(QStringLiteral("scenes/box_stack.articula"));
+    r = runTool({QStringLiteral("run"), stack, QStringLiteral("--duration"), QStringLiteral("1"),
+                 QStringLiteral("--csv"), csvPath, QStringLiteral("--log"), QStringLiteral("contacts"),
+                 QStringLiteral("--solver"), QStringLiteral("direct-pivoting"), QStringLiteral("--quiet")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    csv = readCsv(csvPath);
+    const int fz = csv.column(QStringLiteral("contact:box0:fz"));
+    QVERIFY2(fz > 0, qPrintable(csv.header.join(',')));
+    // box0 is pushed up by the ground (10 boxes of 1 kg) and down by box1 (9).
+    QVERIFY2(std::abs(csv.rows.last()[fz] - 9.81) < 0.05, qPrintable(QString::number(csv.rows.last()[fz])));
+
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--csv"), csvPath, QStringLiteral("--log"),
+                 QStringLiteral("sensors,forces")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("unknown group 'forces'")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("run"), scene, QStringLiteral("--log"), QStringLiteral("sensors")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("needs --csv")), qPrintable(describe(r)));
+  }
+
   void inspectJson() {
     const RunResult r = runTool(
         {QStringLiteral("inspect"), sourcePath(QStringLiteral("scenes/four_bar.articula")), QStringLiteral("--json")});
