@@ -39,6 +39,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -186,6 +187,10 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
   connect(m_document, &Document::pinsChanged, m_inspector, &Inspector::reload);
   connect(m_document, &Document::positionsChanged, this, [this] {
     m_residualLabel->setText(tr("closure residual %1").arg(m_document->maxClosureResidual(), 0, 'g', 3));
+    if (m_liveInterferenceAction->isChecked()) checkInterference(false);
+  });
+  connect(m_document, &Document::designChanged, this, [this] {
+    if (m_liveInterferenceAction->isChecked()) checkInterference(false);
   });
   connect(m_viewport, &ViewportWidget::objectPicked, this, &MainWindow::onPicked);
   connect(m_viewport, &ViewportWidget::snapshotShown, m_inspector, &Inspector::showSimulatedValues);
@@ -461,6 +466,22 @@ void MainWindow::createMenus() {
   m_pinAction->setShortcut(QKeySequence(tr("Ctrl+Shift+P")));
   m_pinAction->setToolTip(tr("Hold the selected links where they are while another link is dragged (toggle)"));
   connect(m_pinAction, &QAction::triggered, this, &MainWindow::togglePinSelected);
+  m_interferenceAction = edit->addAction(tr("Check &Interference"));
+  m_interferenceAction->setObjectName("actionCheckInterference");
+  m_interferenceAction->setShortcut(QKeySequence(tr("Ctrl+Shift+I")));
+  m_interferenceAction->setToolTip(tr("Outline the bodies that touch or overlap and list the pairs (design mode)"));
+  connect(m_interferenceAction, &QAction::triggered, this, [this] { checkInterference(true); });
+  m_liveInterferenceAction = edit->addAction(tr("Check Interference While &Dragging"));
+  m_liveInterferenceAction->setObjectName("actionLiveInterference");
+  m_liveInterferenceAction->setCheckable(true);
+  connect(m_liveInterferenceAction, &QAction::toggled, this, [this](bool on) {
+    if (on) {
+      checkInterference(false);
+    } else {
+      m_viewport->scene().setInterference({});
+      m_viewport->update();
+    }
+  });
   edit->addSeparator();
   edit->addAction(m_preferencesAction);
 
@@ -606,6 +627,9 @@ void MainWindow::createMenus() {
     a->setChecked(m_viewport->scene().isLayerVisible(layer));
     connect(a, &QAction::toggled, this, [this, layer](bool on) {
       m_viewport->scene().setLayerVisible(layer, on);
+      // Joint reactions cost a pass per step: snapshots carry them only
+      // while something shows them.
+      if (layer == viewer::Layer::JointForces) m_simulation->publisher().setJointForces(on || m_jointForcePlots > 0);
       m_viewport->update();
     });
   }
@@ -631,6 +655,48 @@ void MainWindow::createMenus() {
   addPlot(tr("Kinetic energy"), viewer::PlotQuantity::KineticEnergy);
   addPlot(tr("Closure residual"), viewer::PlotQuantity::ClosureResidual);
   addPlot(tr("Solve residual"), viewer::PlotQuantity::SolverResidual);
+  // Sensors and joint forces: the scene's own, listed when the menu opens.
+  QMenu* sensorPlots = plots->addMenu(tr("&Sensors"));
+  sensorPlots->setObjectName("menuSensorPlots");
+  QMenu* forcePlots = plots->addMenu(tr("&Joint Forces"));
+  forcePlots->setObjectName("menuJointForcePlots");
+  const auto fill = [this](QMenu* menu, bool sensors) {
+    menu->clear();
+    const std::shared_ptr<const viewer::SceneDescription> d = m_viewport->scene().description();
+    std::vector<std::pair<QString, int>> items;
+    if (d && sensors) {
+      for (const viewer::SensorDescription& s : d->sensors) {
+        for (std::size_t k = 0; k < s.valueNames.size(); ++k) {
+          items.emplace_back(qs(s.name + ":" + s.valueNames[k]), s.offset + static_cast<int>(k));
+        }
+      }
+    } else if (d) {
+      for (const viewer::JointDescription& j : d->joints) {
+        if (j.numDofs == 1 && j.velocityOffset >= 0) items.emplace_back(qs(j.name), j.velocityOffset);
+      }
+    }
+    if (items.empty()) menu->addAction(sensors ? tr("(no sensors)") : tr("(no 1-DoF joints)"))->setEnabled(false);
+    for (const auto& [text, index] : items) {
+      QAction* a = menu->addAction(text);
+      a->setObjectName(qs(std::string(sensors ? "actionPlotSensor_" : "actionPlotJointForce_")) + text);
+      connect(a, &QAction::triggered, this, [this, sensors, index = index] {
+        viewer::Viewport* vp = m_viewport->viewport();
+        if (!vp) return;
+        viewer::PlotSpec spec;
+        spec.quantity = sensors ? viewer::PlotQuantity::Sensor : viewer::PlotQuantity::JointForce;
+        spec.index = index;
+        vp->overlay().addPlot(spec);
+        if (!sensors) {
+          ++m_jointForcePlots;
+          m_simulation->publisher().setJointForces(true);
+        }
+        if (!m_overlayAction->isChecked()) m_overlayAction->setChecked(true);
+        m_viewport->update();
+      });
+    }
+  };
+  connect(sensorPlots, &QMenu::aboutToShow, this, [fill, sensorPlots] { fill(sensorPlots, true); });
+  connect(forcePlots, &QMenu::aboutToShow, this, [fill, forcePlots] { fill(forcePlots, false); });
   m_viewMenu->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) m_viewMenu->addAction(dock->toggleViewAction());
 
@@ -1404,6 +1470,7 @@ bool MainWindow::enterSimulation() {
   }
   m_simulation->setTargetRealTimeFactor(m_rtfBox->currentData().toDouble());
   m_document->setLocked(true);
+  m_viewport->scene().setInterference({});  // a design-mode check
   m_viewport->setSimulationMode(true);
   appendMessage(tr("Simulation mode: the design is kept as it is; Leave Simulation returns to it."));
   updateActions();
@@ -1435,6 +1502,7 @@ bool MainWindow::loadReplay(const QString& path) {
     return refuse(e);
   }
   m_document->setLocked(true);
+  m_viewport->scene().setInterference({});  // a design-mode check
   m_viewport->setSimulationMode(true);
   appendMessage(tr("Loaded replay %1 (%2 frames)").arg(path).arg(m_simulation->status().frames));
   addRecentFile(QFileInfo(path).absoluteFilePath());
@@ -1530,6 +1598,74 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/state", saveState());
   removeRecoveryFile();
   event->accept();
+}
+
+int MainWindow::checkInterference(bool showList) {
+  if (isSimulating()) {
+    statusBar()->showMessage(tr("The interference check works on the design: stop the simulation first"), 4000);
+    return 0;
+  }
+  const World& world = m_document->world();
+  std::vector<Contact> contacts;
+  try {
+    contacts = world.checkCollisions();
+  } catch (const std::exception& e) {
+    appendMessage(tr("Interference check failed: %1").arg(QString::fromUtf8(e.what())));
+    return 0;
+  }
+  // Pairs of bodies, with their deepest point.
+  struct Pair {
+    std::string a, b;
+    double depth = 0.0;
+    int points = 0;
+  };
+  std::vector<Pair> pairs;
+  std::set<viewer::ObjectId> bodies;
+  for (const Contact& c : contacts) {
+    const std::string a = c.frameA.isWorld() ? std::string("world") : c.frameA.name();
+    const std::string b = c.frameB.isWorld() ? std::string("world") : c.frameB.name();
+    if (!c.frameA.isWorld()) bodies.insert(viewer::bodyId(c.frameA));
+    if (!c.frameB.isWorld()) bodies.insert(viewer::bodyId(c.frameB));
+    auto it = std::find_if(pairs.begin(), pairs.end(), [&](const Pair& p) { return p.a == a && p.b == b; });
+    if (it == pairs.end()) {
+      pairs.push_back({a, b, c.depth, 1});
+    } else {
+      it->depth = std::max(it->depth, c.depth);
+      ++it->points;
+    }
+  }
+  m_viewport->scene().setInterference(std::vector<viewer::ObjectId>(bodies.begin(), bodies.end()));
+  m_viewport->update();
+  statusBar()->showMessage(pairs.empty()
+                               ? tr("No interference")
+                               : tr("Interference: %n pair(s) touch or overlap", "", static_cast<int>(pairs.size())),
+                           4000);
+  if (showList) {
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName("interferenceDialog");
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Interference"));
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(new QLabel(pairs.empty() ? tr("No two bodies touch or overlap.")
+                                               : tr("%n pair(s) of bodies touch or overlap (outlined in red):", "",
+                                                    static_cast<int>(pairs.size())),
+                                 dialog));
+    auto* list = new QListWidget(dialog);
+    list->setObjectName("interferenceList");
+    for (const Pair& p : pairs) {
+      list->addItem(tr("%1 ↔ %2: overlap %3 mm (%n point(s))", "", p.points)
+                        .arg(qs(p.a), qs(p.b))
+                        .arg(1000.0 * std::max(0.0, p.depth), 0, 'f', 2));
+    }
+    list->setVisible(!pairs.empty());
+    layout->addWidget(list);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    layout->addWidget(buttons);
+    dialog->resize(520, 320);
+    dialog->show();
+  }
+  return static_cast<int>(pairs.size());
 }
 
 }  // namespace articula::studio

@@ -152,6 +152,10 @@ class MainWindow : public QMainWindow {
   void applyKeyframe(const QString& name);
   void makeKeyframeSchedules();
   void togglePinSelected();
+  /// Design mode: the colliding bodies at the current configuration
+  /// (World::checkCollisions) outlined in red; `showList` also lists the
+  /// pairs in a dialog. Returns the number of colliding pairs.
+  int checkInterference(bool showList);
   /// Shows `factor` in the toolbar's real-time box (and so targets it).
   void selectRealTimeFactor(double factor);
   void updateTitle();
@@ -217,6 +221,9 @@ class MainWindow : public QMainWindow {
   QComboBox* m_rtfBox = nullptr;
   QToolBar* m_keyframeBar = nullptr;
   QAction* m_pinAction = nullptr;
+  QAction* m_interferenceAction = nullptr;
+  int m_jointForcePlots = 0;  ///< joint-force plots added (snapshots then carry joint forces)
+  QAction* m_liveInterferenceAction = nullptr;
   QAction* m_captureAction = nullptr;
   QAction* m_keyframeSchedulesAction = nullptr;
   QMenu* m_applyKeyframeMenu = nullptr;

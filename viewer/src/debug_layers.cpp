@@ -8,10 +8,12 @@ struct LayerName {
   const char* name;
 };
 constexpr LayerName kNames[] = {
-    {Layer::Visuals, "visuals"},   {Layer::Collision, "collision"}, {Layer::Contacts, "contacts"},
-    {Layer::LinkFrames, "frames"}, {Layer::JointAxes, "joints"},    {Layer::CentersOfMass, "com"},
-    {Layer::Closures, "closures"}, {Layer::Grid, "grid"},           {Layer::Selection, "selection"},
-    {Layer::Shadows, "shadows"},
+    {Layer::Visuals, "visuals"},          {Layer::Collision, "collision"},
+    {Layer::Contacts, "contacts"},        {Layer::LinkFrames, "frames"},
+    {Layer::JointAxes, "joints"},         {Layer::CentersOfMass, "com"},
+    {Layer::Closures, "closures"},        {Layer::Grid, "grid"},
+    {Layer::Selection, "selection"},      {Layer::Shadows, "shadows"},
+    {Layer::JointForces, "joint-forces"},
 };
 }  // namespace
 

@@ -63,12 +63,16 @@ const char* quantityName(PlotQuantity q) {
       return "q";
     case PlotQuantity::Velocity:
       return "v";
+    case PlotQuantity::Sensor:
+      return "sensor";
+    case PlotQuantity::JointForce:
+      return "joint force";
   }
   return "";
 }
 
 bool isCoordinate(PlotQuantity q) {
-  return q == PlotQuantity::Position || q == PlotQuantity::Velocity;
+  return q == PlotQuantity::Position || q == PlotQuantity::Velocity || q == PlotQuantity::JointForce;
 }
 
 /// ImGui::PlotLines reads the ring through this getter: no copy per frame.
@@ -144,14 +148,29 @@ struct Overlay::Impl {
 
   std::string labelOf(const PlotSpec& spec) const {
     if (!spec.label.empty()) return spec.label;
+    if (spec.quantity == PlotQuantity::Sensor) {
+      if (description) {
+        for (const SensorDescription& s : description->sensors) {
+          const int k = spec.index - s.offset;
+          if (k >= 0 && k < static_cast<int>(s.valueNames.size())) {
+            return s.name + ":" + s.valueNames[static_cast<std::size_t>(k)];
+          }
+        }
+      }
+      return "sensor[" + std::to_string(spec.index) + "]";
+    }
     if (isCoordinate(spec.quantity)) {
       const bool position = spec.quantity == PlotQuantity::Position;
+      const char* prefix = spec.quantity == PlotQuantity::JointForce ? "force " : "";
       if (description && spec.index >= 0) {
         const auto& names = position ? description->positionNames : description->velocityNames;
         const auto i = static_cast<std::size_t>(spec.index);
-        if (i < names.size() && !names[i].empty()) return names[i];
+        if (i < names.size() && !names[i].empty()) return prefix + names[i];
       }
-      return std::string(position ? "q[" : "v[") + std::to_string(spec.index) + "]";
+      return std::string(position                                    ? "q["
+                         : spec.quantity == PlotQuantity::JointForce ? "force["
+                                                                     : "v[") +
+             std::to_string(spec.index) + "]";
     }
     return quantityName(spec.quantity);
   }
@@ -447,6 +466,14 @@ void Overlay::feed(const RenderSnapshot& snapshot) {
         const auto& coords = spec.quantity == PlotQuantity::Position ? snapshot.positions : snapshot.velocities;
         if (spec.index < 0 || static_cast<std::size_t>(spec.index) >= coords.size()) continue;
         value = coords[static_cast<std::size_t>(spec.index)];
+        break;
+      }
+      case PlotQuantity::Sensor:
+      case PlotQuantity::JointForce: {
+        if (layoutChanged) plot->buffer.clear();
+        const auto& values = spec.quantity == PlotQuantity::Sensor ? snapshot.sensorValues : snapshot.jointForces;
+        if (spec.index < 0 || static_cast<std::size_t>(spec.index) >= values.size()) continue;
+        value = values[static_cast<std::size_t>(spec.index)];
         break;
       }
     }

@@ -6,7 +6,8 @@
 
 namespace articula::viewer {
 
-void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out) {
+void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out,
+                        bool jointForces) {
   out.descriptionVersion = description.version;
   out.time = world.getTime();
   out.step = world.getFrameIndex();
@@ -34,6 +35,30 @@ void fillRenderSnapshot(const World& world, const SceneDescription& description,
     const Isometry3d X = out.bodyPoses[j.childBody] * j.childOffset;
     out.joints[i].origin = X.translation();
     out.joints[i].axis = X.linear() * j.axis;
+    out.joints[i].force.setZero();
+    out.joints[i].torque.setZero();
+  }
+  out.jointForces.assign(jointForces ? static_cast<std::size_t>(world.numDofs()) : 0u, 0.0);
+  if (jointForces && world.isSimulationMode()) {
+    for (std::size_t i = 0; i < description.joints.size(); ++i) {
+      const JointDescription& j = description.joints[i];
+      const Vector6d w = j.joint.getReactionWrench(Frame::World());
+      out.joints[i].torque = w.head<3>();
+      out.joints[i].force = w.tail<3>();
+      // The generalized force through each DoF: the wrench along the joint's
+      // free directions, i.e. the axis component for the 1-DoF joints.
+      if (j.numDofs == 1 && j.velocityOffset >= 0 && j.axis.squaredNorm() > 0.0) {
+        const Vector3d axisW = out.joints[i].axis;
+        out.jointForces[static_cast<std::size_t>(j.velocityOffset)] =
+            j.prismatic ? w.tail<3>().dot(axisW) : w.head<3>().dot(axisW);
+      }
+    }
+  }
+  out.sensorValues.resize(static_cast<std::size_t>(description.numSensorValues));
+  for (const SensorDescription& s : description.sensors) {
+    if (s.valueNames.empty()) continue;
+    s.sensor.getReading(
+        Eigen::Map<VectorXd>(out.sensorValues.data() + s.offset, static_cast<Eigen::Index>(s.valueNames.size())));
   }
 
   double maxResidual = 0.0;

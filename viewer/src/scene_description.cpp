@@ -156,6 +156,13 @@ SceneDescription describeScene(const World& world, std::uint64_t version) {
         jd.positionOffset = seg->positionOffset;
         jd.velocityOffset = seg->velocityOffset;
       }
+      jd.numDofs = joint.numDofs();
+      if (jd.velocityOffset < 0 && jd.numDofs > 0) {
+        if (const std::optional<StateSegment> seg = space.segment(mb.name(), joint.name())) {
+          jd.velocityOffset = seg->velocityOffset;
+        }
+      }
+      jd.joint = joint;
       d.joints.push_back(jd);
     }
   }
@@ -167,6 +174,16 @@ SceneDescription describeScene(const World& world, std::uint64_t version) {
     cd.tolerance = c.getRuntimePolicy().tolerance;
     cd.closure = c;
     d.closures.push_back(cd);
+  }
+
+  for (const Sensor& s : world.getSensors()) {
+    SensorDescription sd;
+    sd.name = s.name();
+    sd.valueNames = s.valueNames();
+    sd.offset = d.numSensorValues;
+    sd.sensor = s;
+    d.numSensorValues += s.numValues();
+    d.sensors.push_back(std::move(sd));
   }
 
   d.numPositions = world.numPositions();

@@ -37,6 +37,7 @@ constexpr double kGridCell = 0.5;
 
 const Vector4d kCollisionColor{1.0, 0.55, 0.1, 0.45};
 const osg::Vec4 kSelectionColor{0.1f, 0.9f, 1.0f, 1.0f};
+const osg::Vec4 kInterferenceColor{1.0f, 0.12f, 0.1f, 1.0f};
 
 // Lines and points rebuilt from every snapshot, drawn unlit and on top.
 class DebugDrawing {
@@ -213,6 +214,7 @@ struct SceneView::Impl {
   DebugDrawing joints{3.0f, 8.0f};
   DebugDrawing coms{1.0f, 10.0f};
   DebugDrawing closures{3.0f, 9.0f};
+  DebugDrawing jointForces{3.0f, 8.0f};
 
   std::shared_ptr<const SceneDescription> description;
   std::unordered_map<ObjectId, ShapeEntry> shapes;
@@ -224,6 +226,7 @@ struct SceneView::Impl {
   mutable bool boundsValid = false;
   std::uint32_t layers = kDefaultLayers;
   std::vector<ObjectId> selection;
+  std::vector<ObjectId> interference;
   double forceScale = 0.0;  // 0: automatic
   double axisLength = 0.0;
   double gridHeight = std::numeric_limits<double>::quiet_NaN();
@@ -280,7 +283,7 @@ struct SceneView::Impl {
     root->addChild(shadows.get());
     root->addChild(collisions.get());
     root->addChild(selectionGroup.get());
-    for (DebugDrawing* d : {&contacts, &frames, &joints, &coms, &closures}) root->addChild(d->node());
+    for (DebugDrawing* d : {&contacts, &frames, &joints, &coms, &closures, &jointForces}) root->addChild(d->node());
     gizmoNode = createGizmoNode();
     gizmoNode->setNodeMask(kHiddenMask);
     root->addChild(gizmoNode.get());
@@ -299,6 +302,7 @@ struct SceneView::Impl {
     contacts.node()->setNodeMask(shown(Layer::Contacts) ? ~0u : kHiddenMask);
     frames.node()->setNodeMask(shown(Layer::LinkFrames) ? ~0u : kHiddenMask);
     joints.node()->setNodeMask(shown(Layer::JointAxes) ? ~0u : kHiddenMask);
+    jointForces.node()->setNodeMask(shown(Layer::JointForces) ? ~0u : kHiddenMask);
     coms.node()->setNodeMask(shown(Layer::CentersOfMass) ? ~0u : kHiddenMask);
     closures.node()->setNodeMask(shown(Layer::Closures) ? ~0u : kHiddenMask);
     if (shown(Layer::Collision)) buildPendingCollisions();
@@ -468,10 +472,17 @@ struct SceneView::Impl {
   void rebuildSelection() {
     selectionGroup->removeChildren(0, selectionGroup->getNumChildren());
     if (!description) return;
-    const std::unordered_set<ObjectId> selected(selection.begin(), selection.end());
+    addOutlines(selection, kSelectionColor);
+    addOutlines(interference, kInterferenceColor);
+  }
+
+  // Outlines of every shape of `bodies` in `color`.
+  void addOutlines(const std::vector<ObjectId>& bodies, const osg::Vec4& color) {
+    const std::unordered_set<ObjectId> wanted(bodies.begin(), bodies.end());
+    if (wanted.empty()) return;
     for (const ObjectId id : order) {
       const ShapeEntry& e = shapes.at(id);
-      if (!e.drawable || !selected.count(e.drawn.body)) continue;
+      if (!e.drawable || !wanted.count(e.drawn.body)) continue;
       osg::ref_ptr<osg::MatrixTransform> outline = new osg::MatrixTransform;
       outline->setUserData(e.visual.get());  // follows this shape's transform
       osg::ref_ptr<osg::Group> colored = new osg::Group;
@@ -482,7 +493,7 @@ struct SceneView::Impl {
       mat->setAmbient(osg::Material::FRONT_AND_BACK, osg::Vec4(0, 0, 0, 1));
       mat->setDiffuse(osg::Material::FRONT_AND_BACK, osg::Vec4(0, 0, 0, 1));
       mat->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0, 0, 0, 1));
-      mat->setEmission(osg::Material::FRONT_AND_BACK, kSelectionColor);
+      mat->setEmission(osg::Material::FRONT_AND_BACK, color);
       colored->getOrCreateStateSet()->setAttributeAndModes(mat.get(),
                                                            osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
       outline->addChild(colored.get());
@@ -502,7 +513,7 @@ struct SceneView::Impl {
   void drawDebug() {
     const RenderSnapshot& s = applied;
     const bool any = shown(Layer::Contacts) || shown(Layer::LinkFrames) || shown(Layer::JointAxes) ||
-                     shown(Layer::CentersOfMass) || shown(Layer::Closures);
+                     shown(Layer::CentersOfMass) || shown(Layer::Closures) || shown(Layer::JointForces);
     if (!any) return;
     const double L = sceneAxisLength();
     if (shown(Layer::Contacts)) drawContacts(s, L);
@@ -510,6 +521,7 @@ struct SceneView::Impl {
     if (shown(Layer::JointAxes)) drawJoints(s, L);
     if (shown(Layer::CentersOfMass)) drawComs(s, L);
     if (shown(Layer::Closures)) drawClosures(s);
+    if (shown(Layer::JointForces)) drawJointForces(s, L);
   }
 
   void drawContacts(const RenderSnapshot& s, double L) {
@@ -527,6 +539,25 @@ struct SceneView::Impl {
       contacts.line(c.point, c.point + scale * c.force, osg::Vec4(0.85f, 0.15f, 0.85f, 1.0f));
     }
     contacts.commit();
+  }
+
+  // The force each joint carries, from the joint origin (orange), scaled
+  // like contact forces (the largest drawn 3 axis lengths long).
+  void drawJointForces(const RenderSnapshot& s, double L) {
+    jointForces.clear();
+    double scale = forceScale;
+    if (scale <= 0.0) {
+      double largest = 0.0;
+      for (const JointMark& j : s.joints) largest = std::max(largest, j.force.norm());
+      scale = largest > 0.0 ? 3.0 * L / largest : 0.0;
+    }
+    const osg::Vec4 orange(1.0f, 0.5f, 0.05f, 1.0f);
+    for (const JointMark& j : s.joints) {
+      if (j.force.squaredNorm() == 0.0) continue;
+      jointForces.point(j.origin, orange);
+      jointForces.line(j.origin, j.origin + scale * j.force, orange);
+    }
+    jointForces.commit();
   }
 
   void drawFrames(const RenderSnapshot& s, double L) {
@@ -625,6 +656,7 @@ const ReconcilePlan& SceneView::setDescription(std::shared_ptr<const SceneDescri
   m->rebuildGrid();
   // Drop selected bodies that no longer exist.
   std::erase_if(m->selection, [&d](ObjectId b) { return d.findBody(b) < 0; });
+  std::erase_if(m->interference, [&d](ObjectId b) { return d.findBody(b) < 0; });
   m->rebuildSelection();
   m->plan = std::move(plan);
   return m->plan;
@@ -673,6 +705,15 @@ void SceneView::setSelection(const std::vector<ObjectId>& bodies) {
 }
 const std::vector<ObjectId>& SceneView::selection() const {
   return m->selection;
+}
+
+void SceneView::setInterference(const std::vector<ObjectId>& bodies) {
+  m->interference = bodies;
+  m->rebuildSelection();
+}
+
+const std::vector<ObjectId>& SceneView::interference() const {
+  return m->interference;
 }
 
 void SceneView::setContactForceScale(double metresPerNewton) {

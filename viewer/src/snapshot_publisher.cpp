@@ -36,7 +36,7 @@ void SnapshotPublisher::detach() {
 void SnapshotPublisher::publish(const World& world) {
   if (!m_description) throw InvalidArgument("SnapshotPublisher::publish: no scene description set");
   RenderSnapshot& s = m_buffer.writeSlot();
-  fillRenderSnapshot(world, *m_description, s);
+  fillRenderSnapshot(world, *m_description, s, jointForces());
   updateRate(world, s.stats);
   s.version = ++m_version;
   m_buffer.publish();

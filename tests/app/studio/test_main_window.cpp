@@ -34,6 +34,7 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -913,6 +914,108 @@ class MainWindowTest : public QObject {
     QVERIFY2((v1.head<3>() - v0.head<3>()).norm() < 1e-9 + 1e-9 * v0.norm(),
              qPrintable(QString::number((v1 - v0).norm())));
     window_->leaveSimulation();
+  }
+
+  // Edit ▸ Check Interference outlines the bodies that overlap and lists
+  // the pairs; with the live option a drag that makes two bodies overlap
+  // outlines them too.
+  void interferenceCheckOutlinesAndListsPairs() {
+    World w;
+    const auto box = [&w](const std::string& name, double x) {
+      RigidBodyOptions o;
+      o.inertia = Inertia::box(1.0, Vector3d::Constant(0.2));
+      o.pose = Isometry3d(Eigen::Translation3d(x, 0, 0.5));
+      RigidBody b = w.addRigidBody(name, o);
+      CollisionShapeOptions s;
+      s.name = name;
+      s.geometry = Geometry::box(Vector3d::Constant(0.2));
+      b.addCollisionShape(s);
+    };
+    box("a", 0.0);
+    box("b", 0.18);  // 2 cm into a
+    box("c", 1.0);
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "overlap.articula";
+    io::saveScene(w, file);
+    QVERIFY(window_->openFile(QString::fromStdString(file.string())));
+    window_->findChild<QAction*>("actionCheckInterference")->trigger();
+    auto* dialog = window_->findChild<QDialog*>("interferenceDialog");
+    QVERIFY(dialog);
+    auto* list = dialog->findChild<QListWidget*>("interferenceList");
+    QVERIFY(list);
+    QCOMPARE(list->count(), 1);
+    const QString pair = list->item(0)->text();
+    QVERIFY2(pair.contains("a") && pair.contains("b") && pair.contains("20.00 mm"), qPrintable(pair));
+    ViewportWidget* view = window_->viewportWidget();
+    QCOMPARE(view->scene().interference().size(), std::size_t(2));
+    dialog->close();
+
+    // Live: drag c onto a (the document's drag path, as the gizmo drives it).
+    window_->findChild<QAction*>("actionLiveInterference")->setChecked(true);
+    Document* doc = window_->document();
+    VectorXd q = doc->world().getPositions();
+    const int cx = doc->world().getStateSpace().segment("c")->positionOffset;
+    doc->beginPositionsDrag();
+    q[cx] = 0.1;
+    doc->setPositionsLive(q);
+    QCOMPARE(view->scene().interference().size(), std::size_t(3));
+    q[cx] = 3.0;
+    doc->setPositionsLive(q);
+    doc->endPositionsDrag("move c");
+    QCOMPARE(view->scene().interference().size(), std::size_t(2));
+    // Simulation mode clears the outlines.
+    QVERIFY(window_->enterSimulation());
+    QVERIFY(view->scene().interference().empty());
+    window_->leaveSimulation();
+  }
+
+  // The joint-forces layer and the plots of sensors and joint forces.
+  void jointForcesLayerAndSensorPlots() {
+    World w;
+    io::loadScene(w, kScenes / "servo_arm.articula");
+    w.resetToDesignMode();
+    const std::string joint = w.getMultibodies().front().getJoints()[1].name();
+    SensorSpec imu;
+    imu.name = "imu";
+    imu.type = SensorType::Imu;
+    imu.frame = w.getMultibodies().front().getLinks().back().name();  // "multibody/link"
+    w.addSensor(imu);
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "arm_with_imu.articula";
+    io::saveScene(w, file);
+    QVERIFY(window_->openFile(QString::fromStdString(file.string())));
+    QAction* layer = window_->findChild<QAction*>("actionLayer_joint-forces");
+    QVERIFY(layer);
+    layer->setChecked(true);
+    QVERIFY(window_->enterSimulation());
+    Simulation* sim = window_->simulation();
+    QVERIFY(sim->publisher().jointForces());
+    sim->step(200);
+    sim->waitIdle();
+    ViewportWidget* view = window_->viewportWidget();
+    QTRY_COMPARE(view->scene().appliedSnapshot().step, std::uint64_t(200));
+    const viewer::RenderSnapshot& s = view->scene().appliedSnapshot();
+    // The arm's joints carry its weight: the root joint's force is the
+    // weight of everything it holds (the arm is nearly at rest, held by servos).
+    double largest = 0.0;
+    for (const viewer::JointMark& j : s.joints) largest = std::max(largest, j.force.norm());
+    QVERIFY2(largest > 1.0, qPrintable(QString::number(largest)));
+    QCOMPARE(s.sensorValues.size(), std::size_t(6));
+    QVERIFY2(std::abs(s.sensorValues[0]) + std::abs(s.sensorValues[1]) + std::abs(s.sensorValues[2]) > 5.0,
+             "the IMU reads about g");
+    // View ▸ Plots ▸ Sensors lists the IMU's values; picking one adds a plot.
+    auto* menu = window_->findChild<QMenu*>("menuSensorPlots");
+    QVERIFY(menu);
+    QMetaObject::invokeMethod(menu, "aboutToShow");
+    QAction* az = window_->findChild<QAction*>("actionPlotSensor_imu:az");
+    QVERIFY(az);
+    az->trigger();
+    auto* forces = window_->findChild<QMenu*>("menuJointForcePlots");
+    QMetaObject::invokeMethod(forces, "aboutToShow");
+    QVERIFY(forces->actions().size() >= 1 && forces->actions().front()->isEnabled());
+    (void)joint;
+    window_->leaveSimulation();
+    layer->setChecked(false);
   }
 
   // Whole-window screenshots in design and in simulation mode.

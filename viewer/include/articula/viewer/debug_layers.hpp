@@ -22,6 +22,7 @@ enum class Layer : std::uint32_t {
   Shadows =
       1u
       << 9,  ///< shadows of the visual shapes on the ground plane (planar, along the sun; none without a ground plane)
+  JointForces = 1u << 10,  ///< the force each joint carries (parent on child), an arrow at the joint (orange)
 };
 
 /// Layers shown by default: visuals, grid, selection, closures, shadows.

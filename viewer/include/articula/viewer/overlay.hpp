@@ -34,7 +34,9 @@ enum class PlotQuantity {
   ClosureResidual,
   SolverResidual,  ///< the constraint solve's residual (m/s), log scale
   Position,
-  Velocity
+  Velocity,
+  Sensor,      ///< value `index` of the sensor readings (RenderSnapshot::sensorValues)
+  JointForce,  ///< the generalized force through DoF `index` (RenderSnapshot::jointForces)
 };
 
 /// One live plot.

@@ -33,6 +33,11 @@ struct ClosureMark {
 struct JointMark {
   Vector3d origin = Vector3d::Zero();  ///< joint frame origin, world
   Vector3d axis = Vector3d::Zero();    ///< unit first axis, world (zero: no axis)
+  /// The wrench the parent applies to the child through the joint in the
+  /// last step, about the joint origin, world coordinates (zero unless the
+  /// snapshot was made with joint forces).
+  Vector3d force = Vector3d::Zero();
+  Vector3d torque = Vector3d::Zero();
 };
 
 /// Numbers for the stats panel.
@@ -61,8 +66,10 @@ struct RenderSnapshot {
   std::vector<JointMark> joints;          ///< per description joint
   std::vector<ClosureMark> closures;      ///< per description closure
   std::vector<ContactMark> contacts;
-  std::vector<double> positions;   ///< the world's q
-  std::vector<double> velocities;  ///< the world's v
+  std::vector<double> positions;     ///< the world's q
+  std::vector<double> velocities;    ///< the world's v
+  std::vector<double> sensorValues;  ///< every sensor's reading, in SceneDescription::sensors order
+  std::vector<double> jointForces;   ///< per DoF: the generalized force through its joint (with joint forces)
   SimulationStats stats;
 };
 
@@ -72,6 +79,9 @@ struct RenderSnapshot {
 /// when the contact count exceeds the room kept (twice the count at the
 /// last growth). Sets descriptionVersion; does not touch
 /// out.version (the publisher numbers snapshots) nor the rate fields of out.stats.
-void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out);
+/// `jointForces`: also the joints' reactions (JointMark::force, torque and
+/// jointForces), which costs a kinematics and an inverse-dynamics pass.
+void fillRenderSnapshot(const World& world, const SceneDescription& description, RenderSnapshot& out,
+                        bool jointForces = false);
 
 }  // namespace articula::viewer

@@ -8,6 +8,8 @@
 
 #include <articula/frame.hpp>
 #include <articula/loop_closure.hpp>
+#include <articula/multibody.hpp>
+#include <articula/sensor.hpp>
 #include <articula/shape.hpp>
 #include <articula/types.hpp>
 
@@ -76,6 +78,16 @@ struct JointDescription {
   int positionOffset = -1;  ///< index of the joint's first coordinate in the world's q (-1: none)
   int velocityOffset = -1;
   int numPositions = 0;
+  int numDofs = 0;
+  Joint joint;  ///< handle, for the thread that owns the world only
+};
+
+/// A sensor, for plots.
+struct SensorDescription {
+  std::string name;
+  std::vector<std::string> valueNames;
+  int offset = 0;  ///< of its first value in RenderSnapshot::sensorValues
+  Sensor sensor;   ///< handle, for the thread that owns the world only
 };
 
 /// A loop closure, for the closure layer.
@@ -95,6 +107,8 @@ struct SceneDescription {
   std::vector<ShapeDescription> shapes;
   std::vector<JointDescription> joints;
   std::vector<ClosureDescription> closures;
+  std::vector<SensorDescription> sensors;
+  int numSensorValues = 0;
   int numPositions = 0;
   int numDofs = 0;
   /// Names of the world's coordinates (as in the state space), for plots.

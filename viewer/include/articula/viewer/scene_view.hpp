@@ -68,6 +68,10 @@ class SceneView {
   /// Bodies drawn highlighted (Selection layer).
   void setSelection(const std::vector<ObjectId>& bodies);
   const std::vector<ObjectId>& selection() const;
+  /// Bodies drawn outlined in red (an interference check's colliding
+  /// bodies), with the selection layer.
+  void setInterference(const std::vector<ObjectId>& bodies);
+  const std::vector<ObjectId>& interference() const;
 
   /// Length of a contact force arrow per newton (m/N); 0 (default):
   /// automatic, the largest force of each snapshot drawn 3 axis lengths long.

@@ -12,6 +12,7 @@
 #include <articula/viewer/scene_description.hpp>
 #include <articula/viewer/triple_buffer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,10 @@ class SnapshotPublisher {
   /// Makes and publishes a snapshot of `world` now (after an edit, a reset,
   /// a restore from a recording).
   void publish(const World& world);
+  /// Whether snapshots carry the joints' reactions (fillRenderSnapshot);
+  /// off by default. Any thread may set it; the next snapshot follows.
+  void setJointForces(bool on) { m_jointForces.store(on, std::memory_order_relaxed); }
+  bool jointForces() const { return m_jointForces.load(std::memory_order_relaxed); }
   /// Snapshots published so far.
   std::uint64_t publishedCount() const { return m_version; }
 
@@ -48,6 +53,7 @@ class SnapshotPublisher {
   const RenderSnapshot& latest() const { return m_buffer.readSlot(); }
 
  private:
+  std::atomic<bool> m_jointForces{false};
   void updateRate(const World& world, SimulationStats& stats);
 
   TripleBuffer<RenderSnapshot> m_buffer;
