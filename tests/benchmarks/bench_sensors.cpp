@@ -1,0 +1,133 @@
+// What sensors and force outputs cost per step: TALOS (fixed base, from its
+// URDF) held by the 32 gravity-compensated servos its <transmission>s
+// declare, with 20 sensors updated on every step — 2 IMUs, 4 force–torque
+// sensors (which make every step compute the joint reactions), 2 contact
+// sensors, 10 joint encoders and 2 rangefinders aimed at a ground plane —
+// against the same robot without them.
+//
+//   articula-bench-sensors [STEPS]   (default 20000 steps, best of 9 interleaved runs)
+//
+// Collision shapes and joint limits of the robot are left out, as in
+// articula-bench-actuators, so that the difference is the sensors' own
+// cost; the ground plane stays for the rangefinders.
+#include <articula/articula.hpp>
+#include <articula/io/import.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+using namespace articula;
+namespace fs = std::filesystem;
+
+namespace {
+
+void removeShapesAndLimits(World& world) {
+  WorldSpec spec = world.getSpec();
+  spec.shapes.erase(
+      std::remove_if(spec.shapes.begin(), spec.shapes.end(), [](const ShapeSpec& s) { return s.collision; }),
+      spec.shapes.end());
+  for (MultibodySpec& mb : spec.multibodies) {
+    for (LinkSpec& l : mb.links) {
+      l.joint.positionLowerLimits.setConstant(-std::numeric_limits<double>::infinity());
+      l.joint.positionUpperLimits.setConstant(std::numeric_limits<double>::infinity());
+    }
+  }
+  world.applySpec(spec);
+}
+
+double microsecondsPerStep(World& world, long steps) {
+  if (!world.isSimulationMode()) world.enterSimulationMode();
+  world.reset();
+  const auto t0 = std::chrono::steady_clock::now();
+  world.step(static_cast<std::size_t>(steps));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return 1e6 * s / static_cast<double>(steps);
+}
+
+// Twenty sensors on TALOS's links and joints.
+int addSensors(World& world) {
+  const Multibody mb = world.getMultibodies().front();
+  const std::string m = mb.name() + "/";
+  const auto add = [&](const std::string& name, SensorType type, const std::string& frame, const std::string& joint) {
+    SensorSpec s;
+    s.name = name;
+    s.type = type;
+    s.frame = frame.empty() ? std::string() : m + frame;
+    s.joint = joint.empty() ? std::string() : m + joint;
+    s.noiseStddev = 0.01;
+    s.seed = world.numSensors() + 1;
+    if (type == SensorType::Rangefinder) {
+      s.pose = Isometry3d(Eigen::AngleAxisd(1.5707963267948966, Vector3d::UnitY()));  // +x down
+      s.maxRange = 5.0;
+    }
+    world.addSensor(s);
+  };
+  add("imu_torso", SensorType::Imu, "torso_2_link", "");
+  add("imu_head", SensorType::Imu, "head_2_link", "");
+  add("ft_left_ankle", SensorType::ForceTorque, "", "leg_left_6_joint");
+  add("ft_right_ankle", SensorType::ForceTorque, "", "leg_right_6_joint");
+  add("ft_left_wrist", SensorType::ForceTorque, "", "arm_left_7_joint");
+  add("ft_right_wrist", SensorType::ForceTorque, "", "arm_right_7_joint");
+  add("contact_left_foot", SensorType::Contact, "leg_left_6_link", "");
+  add("contact_right_foot", SensorType::Contact, "leg_right_6_link", "");
+  int encoders = 0;
+  for (const Joint& j : mb.getJoints()) {
+    if (j.numDofs() != 1 || encoders == 10) continue;
+    add("encoder_" + j.name(), SensorType::JointEncoder, "", j.name());
+    ++encoders;
+  }
+  add("range_left", SensorType::Rangefinder, "leg_left_6_link", "");
+  add("range_right", SensorType::Rangefinder, "leg_right_6_link", "");
+  return static_cast<int>(world.numSensors());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long steps = argc > 1 ? std::atol(argv[1]) : 20000;
+  const fs::path models = ARTICULA_MODELS_DIR;
+  const fs::path talos = models / "example-robot-data" / "robots" / "talos_data" / "robots" / "talos_reduced.urdf";
+  io::ImportOptions options;
+  options.packagePath.push_back(models);
+  options.useEnvironmentPaths = false;
+  options.root = io::RootAttachment::Fixed;
+  World plain;
+  World sensed;
+  int count = 0;
+  try {
+    io::importUrdf(plain, talos, options);
+    io::importUrdf(sensed, talos, options);
+    removeShapesAndLimits(plain);
+    removeShapesAndLimits(sensed);
+    for (World* w : {&plain, &sensed}) w->addGroundPlane(-1.2);
+    count = addSensors(sensed);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "articula-bench-sensors: %s\n", e.what());
+    return 2;
+  }
+  double without = std::numeric_limits<double>::infinity();
+  double with = without;
+  for (int r = 0; r < 9; ++r) {
+    without = std::min(without, microsecondsPerStep(plain, steps));
+    with = std::min(with, microsecondsPerStep(sensed, steps));
+  }
+  // The readings are live: the rangefinders see the ground, the ankles carry the legs.
+  const SensorReading range = sensed.getSensor("range_left")->getReading();
+  const SensorReading ft = sensed.getSensor("ft_left_ankle")->getReading();
+  for (World* w : {&plain, &sensed}) {
+    if (!w->getWarnings().empty()) std::fprintf(stderr, "warning: %s\n", w->getWarnings().back().c_str());
+  }
+  std::printf("TALOS, fixed base, %d DoF, %zu servos, %d sensors on every step, %ld steps (best of 9)\n",
+              sensed.numDofs(), sensed.numActuators(), count, steps);
+  std::printf("  without sensors     %8.2f us/step\n", without);
+  std::printf("  with the sensors    %8.2f us/step (and the joint reactions, for the force-torque sensors)\n", with);
+  std::printf("  extra cost          %+7.1f %%  (target <= 10 %%)\n", 100.0 * (with / without - 1.0));
+  std::printf("  last readings: left rangefinder %.4f m, left ankle force |f| = %.3f N\n", range.values[0],
+              ft.values.head<3>().norm());
+  return 0;
+}
