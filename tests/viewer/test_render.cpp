@@ -206,6 +206,9 @@ class TestRender : public QObject {
     for (int i = 0; i < 2000 && w.getContacts().empty(); ++i) w.step();
     QVERIFY(!w.getContacts().empty());
     Rendered r(w);
+    // With the joints' reactions, for the joint-force layer.
+    fillRenderSnapshot(w, *r.description, r.snapshot, true);
+    QVERIFY(r.scene.applySnapshot(r.snapshot));
     r.viewport->camera().setPreset("right");
     r.viewport->fitToScene();
     r.scene.setSelection({bodyId(*w.getRigidBody("box"))});
@@ -225,6 +228,7 @@ class TestRender : public QObject {
                                              .arg(QString::fromStdString(layerName(layer)))
                                              .arg(changed)));
       if (layer == Layer::Contacts) savePng(with, "viewer_render_contacts.png");
+      if (layer == Layer::JointForces) savePng(with, "viewer_render_joint_forces.png");
     }
     r.scene.setLayers(kDefaultLayers | static_cast<std::uint32_t>(Layer::Contacts) |
                       static_cast<std::uint32_t>(Layer::LinkFrames) | static_cast<std::uint32_t>(Layer::JointAxes) |
