@@ -45,7 +45,7 @@ Vector6d toBody(const SE3& X_WB, const Vector6d& w) {
 
 }  // namespace
 
-void WorldImpl::recordStep(double startTime) {
+void WorldImpl::recordStep(double startTime, bool kinematicsAtStart) {
   StepRecord& r = stepRecord;
   sizeLike(r.vPlus, model.nv);
   sizeLike(r.tau, model.nv);
@@ -59,34 +59,59 @@ void WorldImpl::recordStep(double startTime) {
   ++r.serial;
   r.valid = true;
   stepForcesEvaluated = false;
+  // Sensors due in this step are evaluated here, while the kinematic
+  // caches still hold the step's start: no pass is repeated for them.
+  // So are the joint forces when someone read those of the step before
+  // (a controller or logger reading them every step).
+  if (!kinematicsAtStart) return;
+  const bool forces = forcesAskedAt != 0 && forcesAskedAt + 1 == r.serial;
+  bool due = false;
+  bool motion = false;
+  for (const SensorRecord& s : sensors) {
+    if (!s.alive || !sensorDue(s)) continue;
+    due = true;
+    motion = motion || s.spec.type == SensorType::Imu || s.spec.type == SensorType::ForceTorque;
+  }
+  if (due || forces) evaluateStep(motion, forces, true);
 }
 
-void WorldImpl::evaluateStep(bool forces) {
+void WorldImpl::evaluateStep(bool motion, bool forces, bool inStep) {
   StepRecord& r = stepRecord;
   const int nb = model.nbody;
-  const int nv = model.nv;
   const double h = options.timeStep;
-  bool fresh = false;  // the kinematic caches hold the step's start (computed in this call)
   if (r.evaluated != r.serial) {
+    r.evaluated = r.serial;
+    r.haveMotion = false;
+    stepForcesEvaluated = false;
+    r.haveBase = false;
+  }
+  // Kinematics of the step's start, computed only as far as asked. After
+  // the step the caches then hold q0 and v0, not the current state: they
+  // are marked stale. Inside the step (before the integration) they hold
+  // q0, and v0 when the joints' motion subspaces vary (stage 1 computed the
+  // velocities then); the step marks every cache stale at its end.
+  bool positions = inStep;
+  bool velocities = inStep && model.anyVaryingMotionSubspace;
+  bool touched = false;
+  const auto needPositions = [&] {
+    if (positions) return;
+    forwardKinematicsPositions(model, data.q0, data);
+    positions = touched = true;
+  };
+  const auto needVelocities = [&] {
+    needPositions();
+    if (velocities) return;
+    forwardKinematicsVelocities(model, data.q0, data.v0, data);
+    velocities = touched = true;
+  };
+  if (!r.haveBase) {
     sizeLike(r.X_WB, nb);
-    sizeLike(r.V, nb);
-    sizeLike(r.A, nb);
     sizeLike(r.fAll, nb);
     sizeLike(r.contactWrench, nb);
-    // Kinematics of the step's start. The caches then hold q0 and v0, not
-    // the current state: they are marked stale below.
-    forwardKinematicsPositions(model, data.q0, data);
-    forwardKinematicsVelocities(model, data.q0, data.v0, data);
-    forwardKinematicsAccelerations(model, data.v0, r.vdot, data);
-    fresh = true;
-    fkPosAt = 0;
-    fkVelAt = 0;
-    fkAccAt = 0;
+    needPositions();
     for (int i = 0; i < nb; ++i) {
       const auto b = static_cast<std::size_t>(i);
       r.X_WB[b] = data.X_WB[b];
-      r.V[b] = data.V[b];
-      r.A[b] = data.A[b];
       r.contactWrench[b].setZero();
       r.fAll[b] = r.fext[b];
     }
@@ -100,12 +125,10 @@ void WorldImpl::evaluateStep(bool forces) {
       for (int s = 0; s < 2; ++s) {
         if (bodies[s] < 0) continue;
         const auto b = static_cast<std::size_t>(bodies[s]);
-        r.contactWrench[b] += wrenchAbout(r.X_WB[b].p, k.point, s == 0 ? F : Vector3d(-F));
+        const Vector6d w = wrenchAbout(r.X_WB[b].p, k.point, s == 0 ? F : Vector3d(-F));
+        r.contactWrench[b] += w;
+        r.fAll[b] += toBody(r.X_WB[b], w);
       }
-    }
-    for (int i = 0; i < nb; ++i) {
-      const auto b = static_cast<std::size_t>(i);
-      r.fAll[b] += toBody(r.X_WB[b], r.contactWrench[b]);
     }
     // Loop closures: the impulse on B's body about A's endpoint, A coordinates.
     for (const ClosureRecord& c : closures) {
@@ -121,33 +144,71 @@ void WorldImpl::evaluateStep(bool forces) {
         r.fAll[b] += toBody(r.X_WB[b], s == 0 ? w : Vector6d(-w));
       }
     }
-    r.evaluated = r.serial;
-    stepForcesEvaluated = false;
+    r.haveBase = true;
   }
-  if (!forces || stepForcesEvaluated) return;
+  if ((motion || forces) && !r.haveMotion) {
+    sizeLike(r.V, nb);
+    sizeLike(r.A, nb);
+    needVelocities();
+    forwardKinematicsAccelerations(model, data.v0, r.vdot, data);
+    for (int i = 0; i < nb; ++i) {
+      const auto b = static_cast<std::size_t>(i);
+      r.V[b] = data.V[b];
+      r.A[b] = data.A[b];
+    }
+    r.haveMotion = true;
+  }
+  if (forces && !stepForcesEvaluated) {
+    needPositions();  // the motion subspaces and parent transforms of the step's start
+    evaluateForces();
+  }
+  if (touched && !inStep) {
+    fkPosAt = 0;
+    fkVelAt = 0;
+    fkAccAt = 0;
+  }
+}
 
+// The joint forces and their causes; the kinematic caches hold the step's
+// start positions (motion subspaces) and StepRecord its motion.
+void WorldImpl::evaluateForces() {
+  StepRecord& r = stepRecord;
+  const int nb = model.nbody;
+  const int nv = model.nv;
+  const double h = options.timeStep;
   sizeLike(r.jointForce, nb);
   for (VectorXd* v :
        {&r.applied, &r.actuator, &r.spring, &r.damper, &r.friction, &r.limit, &r.coupler, &r.inertia, &r.total}) {
     sizeLike(*v, nv);
     v->setZero();
   }
-  // The caches may hold the current state by now: the step's start again.
-  if (!fresh) {
-    forwardKinematicsPositions(model, data.q0, data);
-    forwardKinematicsVelocities(model, data.q0, data.v0, data);
-    fkPosAt = 0;
-    fkVelAt = 0;
-    fkAccAt = 0;
+  // The backward pass of recursive Newton–Euler on the accelerations of
+  // the step (its forward pass is the acceleration kinematics, done): each
+  // body's f = I (a − g) + v ×* I v − f_ext, children's added to parents.
+  for (int i = 0; i < nb; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    Vector6d a = r.A[k];
+    a.tail<3>() -= r.X_WB[k].R.transpose() * model.gravity;
+    const Matrix6d& I = model.body_inertia[k];
+    const Vector6d hm = I * r.V[k];
+    Vector6d f = I * a - r.fAll[k];
+    f.head<3>() += r.V[k].head<3>().cross(hm.head<3>()) + r.V[k].tail<3>().cross(hm.tail<3>());
+    f.tail<3>() += r.V[k].head<3>().cross(hm.tail<3>());
+    r.jointForce[k] = f;
   }
-  recursiveNewtonEuler(model, data.v0, r.vdot, &r.fAll, true, true, 0, nb, data, r.total);
+  for (int i = nb - 1; i >= 0; --i) {
+    const auto k = static_cast<std::size_t>(i);
+    const int p = model.body_parent[k];
+    if (p < 0) continue;
+    const auto pk = static_cast<std::size_t>(p);
+    r.jointForce[pk] += data.X_PB[k].actForce(r.jointForce[k]);
+  }
   if (r.S.cols() != nv) r.S.resize(6, nv);
   r.S = data.S;
   for (int i = 0; i < nb; ++i) {
     const auto b = static_cast<std::size_t>(i);
-    r.jointForce[b] = data.f[b];
     const int va = model.jnt_vadr[b];
-    for (int k = 0; k < model.jnt_nv[b]; ++k) r.total[va + k] = data.S.col(va + k).dot(data.f[b]);
+    for (int k = 0; k < model.jnt_nv[b]; ++k) r.total[va + k] = r.S.col(va + k).dot(r.jointForce[b]);
   }
 
   // Generalized forces by cause.
@@ -190,9 +251,14 @@ void WorldImpl::evaluateStep(bool forces) {
   };
   if (euler && !diagnostics.failed) {
     for (int row = 0; row < diagnostics.numRows && row < static_cast<int>(ws.rows.size()); ++row) {
-      const RowKind kind = ws.rows[static_cast<std::size_t>(row)].kind;
-      if (kind == RowKind::PositionLimit || kind == RowKind::VelocityLimit) addRow(row, r.limit);
-      if (kind == RowKind::JointFriction) addRow(row, r.friction);
+      const ConstraintRow& cr = ws.rows[static_cast<std::size_t>(row)];
+      const bool limit = cr.kind == RowKind::PositionLimit || cr.kind == RowKind::VelocityLimit;
+      if (!limit && cr.kind != RowKind::JointFriction) continue;
+      // A DoF row: one Jacobian entry, at its DoF (the source).
+      const RowSide& side = cr.side[0];
+      const int dof = cr.source;
+      (limit ? r.limit : r.friction)[dof] +=
+          ws.J[static_cast<std::size_t>(side.offset + dof - side.vadr)] * cr.lambda / h;
     }
     for (const CouplerRecord& c : couplers) {
       if (c.alive && c.solved) addRow(c.rowIndex, r.coupler);
@@ -201,12 +267,13 @@ void WorldImpl::evaluateStep(bool forces) {
   stepForcesEvaluated = true;
 }
 
-WorldImpl::ReactionWrenches WorldImpl::reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates) {
+WorldImpl::ReactionWrenches WorldImpl::reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates, bool split) {
   ReactionWrenches out;
   ensureModel();
   const int body = linkBody[linkSlot];
   if (!simulation || !stepRecord.valid || body < 0) return out;
-  evaluateStep(true);
+  forcesAskedAt = stepRecord.serial;
+  evaluateStep(false, true);
   const StepRecord& r = stepRecord;
   const auto b = static_cast<std::size_t>(body);
   const int va = model.jnt_vadr[b];
@@ -217,7 +284,7 @@ WorldImpl::ReactionWrenches WorldImpl::reactionWrenches(std::uint32_t linkSlot, 
   // The free directions: the motion subspace at the joint frame, projected
   // in that frame's coordinates (orthonormal axes for the common joints).
   Vector6d free = Vector6d::Zero();
-  if (n > 0) {
+  if (split && n > 0) {
     Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> SJ(6, n);
     for (int k = 0; k < n; ++k) SJ.col(k) = X_CJ.invActMotion(r.S.col(va + k));
     const MatrixNNmax G = SJ.transpose() * SJ;
@@ -226,14 +293,15 @@ WorldImpl::ReactionWrenches WorldImpl::reactionWrenches(std::uint32_t linkSlot, 
   }
   out.wrench = fJ;
   out.free = free;
-  out.constraint = fJ - free;
+  out.constraint = split ? Vector6d(fJ - free) : Vector6d::Zero();
   if (coordinates != nullptr) {
     // Rotate from joint coordinates (at the step's start) into the frame's
     // current orientation.
     const Matrix3d R_WJ = r.X_WB[b].R * X_CJ.R;
-    const Matrix3d R_WF = coordinates->getWorldTransform().linear();
-    const Matrix3d R = R_WF.transpose() * R_WJ;
+    const Matrix3d R =
+        coordinates->isWorld() ? R_WJ : Matrix3d(coordinates->getWorldTransform().linear().transpose() * R_WJ);
     for (Vector6d* v : {&out.wrench, &out.free, &out.constraint}) {
+      if (!split && v != &out.wrench) continue;
       const Vector6d x = *v;
       v->head<3>() = R * x.head<3>();
       v->tail<3>() = R * x.tail<3>();
@@ -255,7 +323,7 @@ JointReaction WorldImpl::jointReaction(std::uint32_t linkSlot, const std::option
     out.time = std::numeric_limits<double>::quiet_NaN();
     return out;
   }
-  evaluateStep(true);
+  evaluateStep(false, true);
   const StepRecord& r = stepRecord;
   const auto b = static_cast<std::size_t>(body);
   const int va = model.jnt_vadr[b];

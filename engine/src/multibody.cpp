@@ -977,7 +977,7 @@ JointReaction Joint::getReaction() const {
 Vector6d Joint::getReactionWrench(const Frame& coordinates) const {
   auto a = jointAccess(m_world, m_index, m_generation);
   a.w.checkFrame(coordinates);
-  return a.w.reactionWrenches(m_index, &coordinates).wrench;
+  return a.w.reactionWrenches(m_index, &coordinates, false).wrench;
 }
 
 JointReaction Joint::getReaction(const Frame& coordinates) const {

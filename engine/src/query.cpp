@@ -752,7 +752,7 @@ Vector6d World::getContactWrench(const Frame& body) const {
   w.ensureModel();
   const detail::Anchor a = w.anchorOf(w.refOf(body));
   if (!w.simulation || !w.stepRecord.valid || a.body < 0) return Vector6d::Zero();
-  w.evaluateStep(false);
+  w.evaluateStep(false, false);
   return w.stepRecord.contactWrench[static_cast<std::size_t>(a.body)];
 }
 

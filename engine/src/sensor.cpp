@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 namespace articula {
 
@@ -53,12 +54,15 @@ double uniform01(std::uint64_t seed, std::uint64_t counter) {
   return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
 }
 
-// One standard normal value from draws `counter`, `counter + 1` (Box–Muller).
-double normal(std::uint64_t seed, std::uint64_t& counter) {
+// Two independent standard normal values from draws `counter` and
+// `counter + 1` (Box–Muller).
+std::pair<double, double> normalPair(std::uint64_t seed, std::uint64_t& counter) {
   const double u1 = uniform01(seed, counter);
   const double u2 = uniform01(seed, counter + 1);
   counter += 2;
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  const double r = std::sqrt(-2.0 * std::log(u1));
+  const double a = 2.0 * std::numbers::pi * u2;
+  return {r * std::cos(a), r * std::sin(a)};
 }
 
 void checkNumber(double x, const std::string& where, const char* field, bool positive) {
@@ -168,26 +172,52 @@ void WorldImpl::resetSensors() {
   stepRecord.valid = false;
 }
 
+Vector6d WorldImpl::subtreeJointForce(int body) const {
+  // Newton–Euler of the subtree of `body` (contiguous in preorder): what
+  // its bodies' motion needs, less the gravity, contact, closure and
+  // applied wrenches on them, summed in world coordinates. The same sum as
+  // recursive Newton–Euler's backward pass, over the subtree only.
+  const StepRecord& r = stepRecord;
+  const auto owner = static_cast<std::size_t>(model.body_owner[static_cast<std::size_t>(body)]);
+  const int end = model.owner_bodyadr[owner] + model.owner_nbody[owner];
+  Vector6d fW = Vector6d::Zero();
+  for (int i = body; i < end; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (i > body && model.body_parent[k] < body) break;
+    Vector6d a = r.A[k];
+    a.tail<3>() -= r.X_WB[k].R.transpose() * model.gravity;
+    const Matrix6d& I = model.body_inertia[k];
+    const Vector6d h = I * r.V[k];
+    Vector6d f = I * a - r.fAll[k];
+    f.head<3>() += r.V[k].head<3>().cross(h.head<3>()) + r.V[k].tail<3>().cross(h.tail<3>());
+    f.tail<3>() += r.V[k].head<3>().cross(h.tail<3>());
+    fW += r.X_WB[k].actForce(f);
+  }
+  return r.X_WB[static_cast<std::size_t>(body)].invActForce(fW);
+}
+
+bool WorldImpl::sensorDue(const SensorRecord& s) const {
+  return s.spec.rate <= 0.0 || stepRecord.time + 1e-9 * options.timeStep >= s.nextUpdate;
+}
+
 void WorldImpl::updateSensors() {
   const StepRecord& r = stepRecord;
   if (!r.valid) return;
   const double t = r.time;
   const double h = options.timeStep;
-  bool needKinematics = false;
-  bool needForces = false;
+  bool due = false;
+  bool needMotion = false;
   for (SensorRecord& s : sensors) {
-    if (!s.alive) continue;
-    if (s.spec.rate > 0.0 && t + 1e-9 * h < s.nextUpdate) continue;
-    needKinematics = true;
-    needForces = needForces || s.spec.type == SensorType::ForceTorque;
+    if (!s.alive || !sensorDue(s)) continue;
+    due = true;
+    needMotion = needMotion || s.spec.type == SensorType::Imu || s.spec.type == SensorType::ForceTorque;
   }
-  if (!needKinematics) return;
-  evaluateStep(needForces);
+  if (!due) return;
+  evaluateStep(needMotion, false);  // done in the step already, unless the integrator is RK4
   for (SensorRecord& s : sensors) {
-    if (!s.alive) continue;
+    if (!s.alive || !sensorDue(s)) continue;
     const SensorSpec& spec = s.spec;
     if (spec.rate > 0.0) {
-      if (t + 1e-9 * h < s.nextUpdate) continue;
       const double period = 1.0 / spec.rate;
       while (s.nextUpdate <= t + 1e-9 * h) s.nextUpdate += period;
     }
@@ -219,7 +249,7 @@ void WorldImpl::updateSensors() {
         if (body < 0) break;
         const auto b = static_cast<std::size_t>(body);
         const SE3 X_BS = model.jnt_childOffset[b] * SE3::fromIsometry(spec.pose);
-        Vector6d f = X_BS.invActForce(r.jointForce[b]);
+        Vector6d f = X_BS.invActForce(subtreeJointForce(body));
         if (spec.childOnParent) f = -f;
         out.head<3>() = f.tail<3>();
         out.tail<3>() = f.head<3>();
@@ -265,10 +295,13 @@ void WorldImpl::updateSensors() {
         break;
       }
     }
-    if (spec.noiseStddev > 0.0 || spec.noiseBias != 0.0) {
-      for (Eigen::Index k = 0; k < out.size(); ++k) {
-        out[k] += spec.noiseBias;
-        if (spec.noiseStddev > 0.0) out[k] += spec.noiseStddev * normal(spec.seed, s.noiseCounter);
+    if (spec.noiseBias != 0.0) out.array() += spec.noiseBias;
+    if (spec.noiseStddev > 0.0) {
+      // Box–Muller gives two values per pair of draws.
+      for (Eigen::Index k = 0; k < out.size(); k += 2) {
+        const auto [z0, z1] = normalPair(spec.seed, s.noiseCounter);
+        out[k] += spec.noiseStddev * z0;
+        if (k + 1 < out.size()) out[k + 1] += spec.noiseStddev * z1;
       }
     }
     s.readingTime = t;

@@ -288,7 +288,7 @@ void WorldImpl::stepOnce() {
         data.act_force[a] = row >= 0 ? constraints.rows[static_cast<std::size_t>(row)].lambda / h : 0.0;
       }
     }
-    recordStep(state.time);
+    recordStep(state.time, true);
     ts = Clock::now();
     // 5. integration: q ← q ⊕ h v (v already updated)
     integratePositions(model, data.q0, *positionVelocity, h, state.q);
@@ -346,7 +346,7 @@ void WorldImpl::stepOnce() {
       actuatorOutputs(model, state.v, data);
       integrateActuators(model, controls, state.q, h, state.act_integral);
     }
-    recordStep(state.time);
+    recordStep(state.time, false);
   }
 
   if (!state.q.allFinite() || !state.v.allFinite()) {

@@ -170,6 +170,8 @@ struct StepRecord {
   double time = 0.0;            // start time of that step
   std::uint64_t serial = 0;     // counts recorded steps (a cache key)
   std::uint64_t evaluated = 0;  // `serial` of the step the outputs below describe (0: none)
+  bool haveBase = false;        // X_WB, fAll, contactWrench hold that step
+  bool haveMotion = false;      // V, A hold it
   VectorXd vPlus;               // velocities after the solve (implicit springs and dampers)
   VectorXd tau;                 // applied generalized forces of the step
   VectorXd vdot;                // accelerations of the step (State::vdot, with the constraint impulses)
@@ -456,18 +458,29 @@ class WorldImpl {
   void removeOrphanedSensors();
   void resetSensors();  // readings invalid, generators at their start
   // After a step: the step's copies (allocation-free once sized).
-  void recordStep(double startTime);
+  // `kinematicsAtStart`: the kinematic caches hold the step's start
+  // positions (semi-implicit Euler, before the integration).
+  void recordStep(double startTime, bool kinematicsAtStart);
+  bool sensorDue(const SensorRecord& s) const;  // updates at the recorded step
+  // The wrench the parent applies to `body` through its joint in the
+  // recorded step (body coordinates, body origin), from the subtree's
+  // motion (needs StepRecord V, A and the base outputs).
+  Vector6d subtreeJointForce(int body) const;
   // Evaluates the step outputs (poses, twists, accelerations at the step's
   // start; contact wrenches; joint forces when `forces`). Leaves the
   // kinematic caches stale.
-  void evaluateStep(bool forces);
+  // `motion`: twists and accelerations (StepRecord::V, A); `forces`: the
+  // joint forces and their causes. Positions and contact wrenches always.
+  void evaluateStep(bool motion, bool forces, bool inStep = false);
+  void evaluateForces();
   bool stepForcesEvaluated = false;  // jointForce and the generalized terms hold the recorded step
+  std::uint64_t forcesAskedAt = 0;   // StepRecord::serial of the last step whose joint forces were read
   JointReaction jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates);
   struct ReactionWrenches {
     Vector6d wrench = Vector6d::Zero(), free = Vector6d::Zero(), constraint = Vector6d::Zero();
   };
   // The joint's wrench and its split (allocation-free); zeros before a step.
-  ReactionWrenches reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates);
+  ReactionWrenches reactionWrenches(std::uint32_t linkSlot, const Frame* coordinates, bool split = true);
   void updateSensors();  // end of a step
   // Raycast against collision shapes with body poses `X_WB`; `skipBody`
   // (≥ 0) is not seen. Appends hits (all, or only the nearest) to `out`.
