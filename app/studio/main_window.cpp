@@ -1636,10 +1636,12 @@ int MainWindow::checkInterference(bool showList) {
   }
   m_viewport->scene().setInterference(std::vector<viewer::ObjectId>(bodies.begin(), bodies.end()));
   m_viewport->update();
-  statusBar()->showMessage(pairs.empty()
-                               ? tr("No interference")
-                               : tr("Interference: %n pair(s) touch or overlap", "", static_cast<int>(pairs.size())),
-                           4000);
+  const auto count = [](std::size_t n, const QString& one, const QString& many) {
+    return QString::number(n) + " " + (n == 1 ? one : many);
+  };
+  const QString pairsText = count(pairs.size(), tr("pair"), tr("pairs"));
+  statusBar()->showMessage(
+      pairs.empty() ? tr("No interference") : tr("Interference: %1 touch or overlap").arg(pairsText), 4000);
   if (showList) {
     auto* dialog = new QDialog(this);
     dialog->setObjectName("interferenceDialog");
@@ -1647,15 +1649,15 @@ int MainWindow::checkInterference(bool showList) {
     dialog->setWindowTitle(tr("Interference"));
     auto* layout = new QVBoxLayout(dialog);
     layout->addWidget(new QLabel(pairs.empty() ? tr("No two bodies touch or overlap.")
-                                               : tr("%n pair(s) of bodies touch or overlap (outlined in red):", "",
-                                                    static_cast<int>(pairs.size())),
+                                               : tr("%1 of bodies touch or overlap (outlined in red):").arg(pairsText),
                                  dialog));
     auto* list = new QListWidget(dialog);
     list->setObjectName("interferenceList");
     for (const Pair& p : pairs) {
-      list->addItem(tr("%1 ↔ %2: overlap %3 mm (%n point(s))", "", p.points)
+      list->addItem(tr("%1 ↔ %2: overlap %3 mm (%4)")
                         .arg(qs(p.a), qs(p.b))
-                        .arg(1000.0 * std::max(0.0, p.depth), 0, 'f', 2));
+                        .arg(1000.0 * std::max(0.0, p.depth), 0, 'f', 2)
+                        .arg(count(static_cast<std::size_t>(p.points), tr("point"), tr("points"))));
     }
     list->setVisible(!pairs.empty());
     layout->addWidget(list);
