@@ -2,6 +2,8 @@
 // single precision here: BT_USE_DOUBLE_PRECISION must stay undefined.
 #include "collision.hpp"
 
+#include "bullet_convert.hpp"
+
 #include <btBulletCollisionCommon.h>
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
@@ -13,27 +15,9 @@
 #include <cstring>
 #include <type_traits>
 
-#ifdef BT_USE_DOUBLE_PRECISION
-#error "Articula links the single-precision Bullet libraries; do not define BT_USE_DOUBLE_PRECISION"
-#endif
-
 namespace articula::detail {
 
 namespace {
-
-btVector3 toBt(const Vector3d& v) {
-  return {static_cast<btScalar>(v.x()), static_cast<btScalar>(v.y()), static_cast<btScalar>(v.z())};
-}
-Vector3d fromBt(const btVector3& v) {
-  return {static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z())};
-}
-btTransform toBt(const SE3& X) {
-  btMatrix3x3 R;
-  R.setValue(static_cast<btScalar>(X.R(0, 0)), static_cast<btScalar>(X.R(0, 1)), static_cast<btScalar>(X.R(0, 2)),
-             static_cast<btScalar>(X.R(1, 0)), static_cast<btScalar>(X.R(1, 1)), static_cast<btScalar>(X.R(1, 2)),
-             static_cast<btScalar>(X.R(2, 0)), static_cast<btScalar>(X.R(2, 1)), static_cast<btScalar>(X.R(2, 2)));
-  return btTransform(R, toBt(X.p));
-}
 
 // Collision margin of the convex shapes whose margin lies inside the
 // geometry (box, cylinder): small, so that edges stay nearly sharp.

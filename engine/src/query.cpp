@@ -10,6 +10,8 @@
 // their hull's faces, computed once per compiled model).
 #include "world_impl.hpp"
 
+#include "bullet_convert.hpp"
+
 #include <btBulletCollisionCommon.h>
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
@@ -30,20 +32,6 @@ namespace detail {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-btVector3 toBt(const Vector3d& v) {
-  return {static_cast<btScalar>(v.x()), static_cast<btScalar>(v.y()), static_cast<btScalar>(v.z())};
-}
-Vector3d fromBt(const btVector3& v) {
-  return {static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z())};
-}
-btTransform toBt(const SE3& X) {
-  btMatrix3x3 R;
-  R.setValue(static_cast<btScalar>(X.R(0, 0)), static_cast<btScalar>(X.R(0, 1)), static_cast<btScalar>(X.R(0, 2)),
-             static_cast<btScalar>(X.R(1, 0)), static_cast<btScalar>(X.R(1, 1)), static_cast<btScalar>(X.R(1, 2)),
-             static_cast<btScalar>(X.R(2, 0)), static_cast<btScalar>(X.R(2, 1)), static_cast<btScalar>(X.R(2, 2)));
-  return btTransform(R, toBt(X.p));
-}
 
 double sgn(double x) {
   return x < 0.0 ? -1.0 : 1.0;

@@ -13,6 +13,8 @@
 #include <articula/articula.hpp>
 #include <articula/io/import.hpp>
 
+#include "talos_bench.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,35 +24,11 @@
 #include <string>
 
 using namespace articula;
+using articula::bench::microsecondsPerStep;
+using articula::bench::removeShapesAndLimits;
 namespace fs = std::filesystem;
 
-namespace {
-
-void removeShapesAndLimits(World& world) {
-  WorldSpec spec = world.getSpec();
-  spec.shapes.erase(
-      std::remove_if(spec.shapes.begin(), spec.shapes.end(), [](const ShapeSpec& s) { return s.collision; }),
-      spec.shapes.end());
-  for (MultibodySpec& mb : spec.multibodies) {
-    for (LinkSpec& l : mb.links) {
-      l.joint.positionLowerLimits.setConstant(-std::numeric_limits<double>::infinity());
-      l.joint.positionUpperLimits.setConstant(std::numeric_limits<double>::infinity());
-    }
-  }
-  world.applySpec(spec);
-}
-
-// µs per step of one run of `steps` steps from the initial state.
-double microsecondsPerStep(World& world, long steps) {
-  if (!world.isSimulationMode()) world.enterSimulationMode();
-  world.reset();
-  const auto t0 = std::chrono::steady_clock::now();
-  world.step(static_cast<std::size_t>(steps));
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return 1e6 * s / static_cast<double>(steps);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   const long steps = argc > 1 ? std::atol(argv[1]) : 20000;
