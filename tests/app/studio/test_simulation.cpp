@@ -506,6 +506,30 @@ class TestSimulation : public QObject {
     }
   }
 
+  // The joint forces the viewer draws come from the simulation thread:
+  // switched on from this (the GUI) thread while the simulation steps, a
+  // pendulum held still by its servo shows its weight on the hinge.
+  void jointForcesReachTheViewer() {
+    const double mass = 1.0;
+    Simulation sim;
+    sim.start(pendulumScene(mass, 0.5, 1e-3, Vector3d(0, 0, -9.81), true), {});
+    sim.setControl("servo", 0.5);
+    sim.step(1000);
+    sim.publisher().setJointForces(true);  // while the simulation thread steps
+    sim.waitIdle();
+    sim.step(1000);
+    sim.waitIdle();
+    const viewer::RenderSnapshot& s = shown(sim);
+    QCOMPARE(s.joints.size(), std::size_t{1});
+    QVERIFY2((s.joints[0].force - Vector3d(0, 0, mass * 9.81)).norm() < 1e-6,
+             qPrintable(QStringLiteral("force %1 %2 %3")
+                            .arg(s.joints[0].force.x())
+                            .arg(s.joints[0].force.y())
+                            .arg(s.joints[0].force.z())));
+    QCOMPARE(s.jointForces.size(), std::size_t{1});
+    sim.publisher().setJointForces(false);
+  }
+
   void jointEffortAcceleratesByTauOverM() {
     const double mass = 2.0;
     const double com = 0.3;
