@@ -624,18 +624,7 @@ std::vector<Contact> World::checkCollisions(double margin) const {
   w.ensureCollision();
   if (!w.collision) return out;
   if (!w.queryCollision || w.queryCollisionBuild != w.collisionBuild) {
-    std::vector<detail::CollisionDetector::ShapeInput> in(static_cast<std::size_t>(w.model.nshape));
-    for (int k = 0; k < w.model.nshape; ++k) {
-      const auto kk = static_cast<std::size_t>(k);
-      in[kk].body = w.model.shape_body[kk];
-      in[kk].pose = w.model.shape_pose[kk];
-      in[kk].geometry = &w.shapes[w.model.shape_slot[kk]].geometry;
-    }
-    detail::WorldImpl* impl = &w;
-    w.queryCollision = std::make_unique<detail::CollisionDetector>(in, [impl](int i, int j) {
-      return impl->bodiesMayCollide(impl->model.shape_body[static_cast<std::size_t>(i)],
-                                    impl->model.shape_body[static_cast<std::size_t>(j)]);
-    });
+    w.queryCollision = w.makeCollisionDetector();
     w.queryCollisionBuild = w.collisionBuild;
   }
   // Forget the points of the previous query: this one is a first step.

@@ -571,21 +571,23 @@ void WorldImpl::ensureCollision() {
   if (collisionValid) return;
   collision.reset();
   constraints.points.clear();
-  if (model.nshape > 0) {
-    std::vector<CollisionDetector::ShapeInput> in(static_cast<std::size_t>(model.nshape));
-    for (int k = 0; k < model.nshape; ++k) {
-      const auto kk = static_cast<std::size_t>(k);
-      in[kk].body = model.shape_body[kk];
-      in[kk].pose = model.shape_pose[kk];
-      in[kk].geometry = &shapes[model.shape_slot[kk]].geometry;
-    }
-    collision = std::make_unique<CollisionDetector>(in, [this](int i, int j) {
-      return bodiesMayCollide(model.shape_body[static_cast<std::size_t>(i)],
-                              model.shape_body[static_cast<std::size_t>(j)]);
-    });
-  }
+  if (model.nshape > 0) collision = makeCollisionDetector();
   collisionValid = true;
   ++collisionBuild;
+}
+
+std::unique_ptr<CollisionDetector> WorldImpl::makeCollisionDetector() {
+  std::vector<CollisionDetector::ShapeInput> in(static_cast<std::size_t>(model.nshape));
+  for (int k = 0; k < model.nshape; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    in[kk].body = model.shape_body[kk];
+    in[kk].pose = model.shape_pose[kk];
+    in[kk].geometry = &shapes[model.shape_slot[kk]].geometry;
+  }
+  return std::make_unique<CollisionDetector>(in, [this](int i, int j) {
+    return bodiesMayCollide(model.shape_body[static_cast<std::size_t>(i)],
+                            model.shape_body[static_cast<std::size_t>(j)]);
+  });
 }
 
 void WorldImpl::warn(std::string message) {

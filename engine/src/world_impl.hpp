@@ -385,6 +385,8 @@ class WorldImpl {
   bool bodiesMayCollide(int bodyA, int bodyB) const;
   void compileShapes(Model& m);  // called by compile()
   void ensureCollision();
+  // A contact detector for the compiled shapes and the filtering rules.
+  std::unique_ptr<CollisionDetector> makeCollisionDetector();
   void warn(std::string message);
 
   // ---- loop closures and couplers (loop_closure.cpp) ----

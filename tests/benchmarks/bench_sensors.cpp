@@ -73,12 +73,8 @@ int addSensors(World& world) {
 
 int main(int argc, char** argv) {
   const long steps = argc > 1 ? std::atol(argv[1]) : 20000;
-  const fs::path models = ARTICULA_MODELS_DIR;
-  const fs::path talos = models / "example-robot-data" / "robots" / "talos_data" / "robots" / "talos_reduced.urdf";
-  io::ImportOptions options;
-  options.packagePath.push_back(models);
-  options.useEnvironmentPaths = false;
-  options.root = io::RootAttachment::Fixed;
+  const fs::path talos = bench::talosFile();
+  const io::ImportOptions options = bench::talosOptions();
   World plain;
   World sensed;
   World reacting;

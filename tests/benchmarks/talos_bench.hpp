@@ -4,9 +4,11 @@
 // timed run from its initial state.
 
 #include <articula/articula.hpp>
+#include <articula/io/import.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <limits>
 
 namespace articula::bench {
@@ -25,6 +27,20 @@ inline void removeShapesAndLimits(World& world) {
     }
   }
   world.applySpec(spec);
+}
+
+/// talos_reduced.urdf of the shared models, and the options that import it
+/// with a fixed base.
+inline std::filesystem::path talosFile() {
+  return std::filesystem::path(ARTICULA_MODELS_DIR) / "example-robot-data" / "robots" / "talos_data" / "robots" /
+         "talos_reduced.urdf";
+}
+inline io::ImportOptions talosOptions() {
+  io::ImportOptions options;
+  options.packagePath.push_back(ARTICULA_MODELS_DIR);
+  options.useEnvironmentPaths = false;
+  options.root = io::RootAttachment::Fixed;
+  return options;
 }
 
 /// µs per step of one run of `steps` steps from the initial state.
