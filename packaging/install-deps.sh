@@ -23,6 +23,8 @@ full_pkgs=(
   xvfb xauth
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
   file dpkg-dev           # CPack's .deb: file finds the ELF files, dpkg-shlibdeps the Depends (package_deb)
+  python3-dev pybind11-dev python3-numpy  # the articula Python package (python/)
+  python3-pytest python3-matplotlib       # its tests and examples
 )
 
 peer_pkgs=(

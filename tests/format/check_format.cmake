@@ -1,4 +1,4 @@
-# Fails, listing them, if C++ files under engine/ io/ viewer/ app/ tests/
+# Fails, listing them, if C++ files under engine/ io/ viewer/ app/ python/ tests/
 # are not formatted as the repository's .clang-format says (clang-format
 # --dry-run -Werror). In a git checkout the tracked *.cpp and *.hpp files are
 # checked, otherwise every such file found below those folders.
@@ -18,7 +18,7 @@ if(NOT EXISTS "${SOURCE_DIR}/.clang-format")
   message(FATAL_ERROR "${SOURCE_DIR}/.clang-format is missing")
 endif()
 
-set(folders engine io viewer app tests)
+set(folders engine io viewer app python tests)
 set(files)
 find_program(GIT git)
 if(GIT AND EXISTS "${SOURCE_DIR}/.git")
