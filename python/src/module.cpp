@@ -5,6 +5,8 @@
 #include <articula/file_io.hpp>
 #include <articula/io/scene_file.hpp>
 
+#include <chrono>
+
 namespace articula::python {
 
 py::object worldObject(const World* world) {
@@ -77,4 +79,26 @@ PYBIND11_MODULE(_articula, m) {
 #ifdef ARTICULA_PYTHON_HAS_VIEWER
   bindRender(m);
 #endif
+
+  // The same loops timed in C++, for the overhead figures of
+  // tests/benchmarks/bench_python.py (seconds for n calls).
+  m.def(
+      "_time_steps",
+      [](World& world, std::size_t n) {
+        py::gil_scoped_release release;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::size_t k = 0; k < n; ++k) world.step();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      },
+      py::arg("world"), py::arg("n"));
+  m.def(
+      "_time_get_positions",
+      [](const World& world, std::size_t n) {
+        const auto t0 = std::chrono::steady_clock::now();
+        double sink = 0.0;
+        for (std::size_t k = 0; k < n; ++k) sink += world.getPositions()[0];
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return py::make_tuple(s, sink);
+      },
+      py::arg("world"), py::arg("n"));
 }

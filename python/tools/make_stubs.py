@@ -13,6 +13,14 @@ import sys
 
 import articula._articula as ext
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpp_docs  # noqa: E402
+
+# The C++ comments, for members the bindings give no docstring of their own.
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CPP_DOCS = cpp_docs.load([os.path.join(SOURCE, d) for d in ("engine/include/articula", "io/include/articula/io",
+                                                             "viewer/include/articula/viewer")])
+
 HEADER = '"""Type stubs of articula._articula (generated from the built module)."""\n' \
          "from __future__ import annotations\n\nimport os\nimport typing\nfrom typing import Any, Callable, Dict, " \
          "Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload\n\nimport numpy\n"
@@ -84,8 +92,20 @@ def signatures(obj, name):
     return out
 
 
-def emit_function(name, obj, indent, is_method):
+def docstring(text, indent):
+    text = text.replace("\\", "\\\\").replace('"""', "'''").strip()
+    if text.startswith('"'):
+        text = " " + text
+    if text.endswith('"'):
+        text = text + " "
+    return indent + '    """' + text + '"""\n' + indent + "    ...\n"
+
+
+def emit_function(name, obj, indent, is_method, owner=None):
     sigs = signatures(obj, name)
+    cpp = CPP_DOCS.get((owner, name)) if owner else None
+    if cpp and sigs and not any(doc for _, doc in sigs):
+        sigs[0] = (sigs[0][0], cpp)
     text = ""
     if not sigs:
         if name == "__init__":
@@ -107,7 +127,7 @@ def emit_function(name, obj, indent, is_method):
             text += f"{indent}@staticmethod\n"
         text += f"{indent}def {name}({params}) -> {ret}:"
         if doc:
-            text += "\n" + indent + '    """' + doc.replace('"""', "'''") + '"""\n' + indent + "    ...\n"
+            text += "\n" + docstring(doc, indent)
         else:
             text += " ...\n"
     return text
@@ -139,7 +159,12 @@ def emit_class(name, cls):
             getter_doc = (value.fget.__doc__ or "") if value.fget else ""
             m = re.search(r"-> ([^\n]*)", getter_doc)
             typ = clean_type(m.group(1)) if m else "Any"
-            body += f"    @property\n    def {attr}(self) -> {typ}: ...\n"
+            own = value.__doc__ if value.__doc__ and "->" not in value.__doc__ else None
+            cpp = own or CPP_DOCS.get((name, attr))
+            if cpp:
+                body += f"    @property\n    def {attr}(self) -> {typ}:\n" + docstring(cpp, "    ")
+            else:
+                body += f"    @property\n    def {attr}(self) -> {typ}: ...\n"
             if value.fset is not None:
                 body += f"    @{attr}.setter\n    def {attr}(self, value: {typ}) -> None: ...\n"
         elif isinstance(value, staticmethod) or type(value).__name__ == "builtin_function_or_method":

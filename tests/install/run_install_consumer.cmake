@@ -49,4 +49,23 @@ step("build the consumer" ${CMAKE_COMMAND} --build "${tmp}/build" -j 2)
 step("run the consumer" "${tmp}/build/articula_consumer" "${prefix}/share/articula/scenes/four_bar.articula")
 message("${step_output}")
 
+# The Python package (ARTICULA_BUILD_PYTHON): installed into the
+# interpreter's site directory under the prefix, importable from there alone.
+if(PYTHON)
+  step("find the site directory" "${PYTHON}" "${SOURCE_DIR}/python/tools/site_dir.py" "${prefix}")
+  string(STRIP "${step_output}" site)
+  if(NOT EXISTS "${site}/articula/__init__.py" OR NOT EXISTS "${site}/articula/_articula.pyi")
+    file(REMOVE_RECURSE "${tmp}")
+    message(FATAL_ERROR "cmake --install put no articula package into ${site}")
+  endif()
+  step("import the installed package" ${CMAKE_COMMAND} -E env "PYTHONPATH=${site}" PYTHONNOUSERSITE=1
+    "${PYTHON}" -c "import articula, sys
+assert articula.__file__.startswith(sys.argv[1]), articula.__file__
+w = articula.io.load(sys.argv[2])
+w.step(100)
+print('installed articula', articula.__version__, 'stepped', w.get_frame_index(), 'steps from', articula.__file__)"
+    "${site}" "${prefix}/share/articula/scenes/four_bar.articula")
+  message("${step_output}")
+endif()
+
 file(REMOVE_RECURSE "${tmp}")
