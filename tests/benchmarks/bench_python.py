@@ -9,7 +9,6 @@ without a preallocated array. docs/performance.md keeps the measured table.
 import argparse
 import os
 import pathlib
-import statistics
 import sys
 import time
 
@@ -40,8 +39,13 @@ def talos():
     return world
 
 
-def best_of(repeats, fn):
-    return min(fn() for _ in range(repeats))
+def interleaved(repeats, *fns):
+    """Best time of each function over `repeats` rounds that run each once, in turn."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for k, fn in enumerate(fns):
+            best[k] = min(best[k], fn())
+    return best
 
 
 def python_steps(world, n):
@@ -79,22 +83,22 @@ def main():
 
     rows = []
     world = pendulum()
-    cpp = best_of(repeats, lambda: ext._time_steps(world, n)) / n
-    py_loop = best_of(repeats, lambda: python_steps(world, n)) / n
-    py_n = best_of(repeats, lambda: python_step_n(world, n)) / n
+    cpp, py_loop, py_n = (t / n for t in interleaved(repeats, lambda: ext._time_steps(world, n),
+                                                     lambda: python_steps(world, n),
+                                                     lambda: python_step_n(world, n)))
     rows.append(("pendulum: world.step() per call", py_loop, cpp))
     rows.append(("pendulum: world.step(n) per step", py_n, cpp))
 
     robot = talos()
     m = n // 10
-    cpp_q = best_of(repeats, lambda: ext._time_get_positions(robot, m)[0]) / m
-    py_q = best_of(repeats, lambda: python_get_positions(robot, m)) / m
     out = np.empty(robot.num_positions())
-    py_q_out = best_of(repeats, lambda: python_get_positions(robot, m, out)) / m
+    cpp_q, py_q, py_q_out = (t / m for t in interleaved(repeats, lambda: ext._time_get_positions(robot, m)[0],
+                                                        lambda: python_get_positions(robot, m),
+                                                        lambda: python_get_positions(robot, m, out)))
     rows.append((f"TALOS ({robot.num_positions()} q): get_positions()", py_q, cpp_q))
     rows.append((f"TALOS ({robot.num_positions()} q): get_positions(out)", py_q_out, cpp_q))
-    cpp_talos = best_of(3, lambda: ext._time_steps(robot, 200)) / 200
-    py_talos = best_of(3, lambda: python_steps(robot, 200)) / 200
+    cpp_talos, py_talos = (t / 200 for t in interleaved(repeats, lambda: ext._time_steps(robot, 200),
+                                                        lambda: python_steps(robot, 200)))
     rows.append(("TALOS: world.step() per call", py_talos, cpp_talos))
 
     print(f"{'call':<42} {'Python us':>10} {'C++ us':>10} {'overhead us':>12} {'ratio':>7}")
