@@ -3,9 +3,9 @@
 // (StepRecord, forces.cpp).
 #include "world_impl.hpp"
 
+#include <array>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <utility>
 
 namespace articula {
@@ -49,20 +49,61 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-double uniform01(std::uint64_t seed, std::uint64_t counter) {
-  const std::uint64_t bits = mix(seed + 0x9e3779b97f4a7c15ull * (counter + 1));
-  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
+std::uint64_t drawBits(std::uint64_t seed, std::uint64_t counter) {
+  return mix(seed + 0x9e3779b97f4a7c15ull * (counter + 1));
 }
 
-// Two independent standard normal values from draws `counter` and
-// `counter + 1` (Box–Muller).
-std::pair<double, double> normalPair(std::uint64_t seed, std::uint64_t& counter) {
-  const double u1 = uniform01(seed, counter);
-  const double u2 = uniform01(seed, counter + 1);
-  counter += 2;
-  const double r = std::sqrt(-2.0 * std::log(u1));
-  const double a = 2.0 * std::numbers::pi * u2;
-  return {r * std::cos(a), r * std::sin(a)};
+double uniform01(std::uint64_t seed, std::uint64_t counter) {
+  return (static_cast<double>(drawBits(seed, counter) >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
+}
+
+// The ziggurat of the standard normal density (Marsaglia and Tsang 2000, in
+// Doornik's 2005 form): 128 layers of equal area V, the base layer ending at
+// R with the tail beyond it. x[i] are the layers' right edges.
+struct Ziggurat {
+  static constexpr int kLayers = 128;
+  static constexpr double R = 3.442619855899;
+  static constexpr double V = 9.91256303526217e-3;
+  std::array<double, kLayers + 1> x{};
+  std::array<double, kLayers> inner{};  // x[i + 1] / x[i]: |u| below it is inside the layer's rectangle
+
+  Ziggurat() {
+    double f = std::exp(-0.5 * R * R);
+    x[0] = V / f;
+    x[1] = R;
+    for (int i = 2; i < kLayers; ++i) {
+      x[static_cast<std::size_t>(i)] = std::sqrt(-2.0 * std::log(V / x[static_cast<std::size_t>(i - 1)] + f));
+      f = std::exp(-0.5 * x[static_cast<std::size_t>(i)] * x[static_cast<std::size_t>(i)]);
+    }
+    x[kLayers] = 0.0;
+    for (std::size_t i = 0; i < kLayers; ++i) inner[i] = x[i + 1] / x[i];
+  }
+};
+
+// One standard normal value from draws `counter`, `counter + 1`, ...: one
+// draw in about 99 % of calls (a point inside a layer's rectangle), a few
+// more in the wedges and the tail.
+double normal(std::uint64_t seed, std::uint64_t& counter) {
+  static const Ziggurat z;
+  for (;;) {
+    const std::uint64_t bits = drawBits(seed, counter++);
+    const double u = (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-52 - 1.0;  // in (−1, 1)
+    const auto i = static_cast<std::size_t>(bits & 0x7f);                        // the layer (bits u does not use)
+    if (std::abs(u) < z.inner[i]) return u * z.x[i];
+    if (i == 0) {  // the tail beyond R (Marsaglia 1964)
+      double a = 0.0;
+      double b = 0.0;
+      do {
+        a = std::log(uniform01(seed, counter++)) / Ziggurat::R;
+        b = std::log(uniform01(seed, counter++));
+      } while (-2.0 * b < a * a);
+      return u < 0.0 ? a - Ziggurat::R : Ziggurat::R - a;
+    }
+    const double v = u * z.x[i];
+    const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - v * v));
+    const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - v * v));
+    if (f1 + uniform01(seed, counter++) * (f0 - f1) < 1.0) return v;
+  }
 }
 
 void checkNumber(double x, const std::string& where, const char* field, bool positive) {
@@ -297,12 +338,7 @@ void WorldImpl::updateSensors() {
     }
     if (spec.noiseBias != 0.0) out.array() += spec.noiseBias;
     if (spec.noiseStddev > 0.0) {
-      // Box–Muller gives two values per pair of draws.
-      for (Eigen::Index k = 0; k < out.size(); k += 2) {
-        const auto [z0, z1] = normalPair(spec.seed, s.noiseCounter);
-        out[k] += spec.noiseStddev * z0;
-        if (k + 1 < out.size()) out[k + 1] += spec.noiseStddev * z1;
-      }
+      for (Eigen::Index k = 0; k < out.size(); ++k) out[k] += spec.noiseStddev * normal(spec.seed, s.noiseCounter);
     }
     s.readingTime = t;
   }

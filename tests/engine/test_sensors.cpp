@@ -217,6 +217,41 @@ class TestSensors : public QObject {
     QVERIFY(std::abs(jr.constraintWrench.head<3>().dot(R.col(1))) < 1e-9 * moment.norm());
   }
 
+  // A program that reads joint forces after every step makes the next
+  // steps evaluate them inside the step, with the sensors' motion: the
+  // sensors then read what they read without it, and the motion is the same.
+  void sensorsReadTheSameWhenJointForcesAreReadToo() {
+    const auto run = [](bool readForces) {
+      Arm arm(false);  // a free swing: no rows
+      VectorXd v(3);
+      v << 1.5, -2.0, 3.0;
+      arm.mb.setVelocities(v);
+      arm.world.addSensor(imuOn("arm/hand", translation(0.05, 0.02, -0.03)));
+      SensorSpec ft;
+      ft.name = "ft";
+      ft.type = SensorType::ForceTorque;
+      ft.joint = "arm/elbow";
+      arm.world.addSensor(ft);
+      std::vector<VectorXd> readings;
+      for (int k = 0; k < 60; ++k) {
+        arm.world.step();
+        if (readForces) (void)arm.mb.getJoint("wrist")->getReaction();
+        readings.push_back(arm.world.getSensor("imu")->getReading().values);
+        readings.push_back(arm.world.getSensor("ft")->getReading().values);
+      }
+      return std::make_pair(readings, arm.mb.getPositions());
+    };
+    const auto [plain, qPlain] = run(false);
+    const auto [reading, qReading] = run(true);
+    QVERIFY(qPlain == qReading);  // reading outputs never changes the motion
+    double largest = 0.0;
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      const double scale = 1.0 + reading[i].norm();
+      largest = std::max(largest, (plain[i] - reading[i]).norm() / scale);
+    }
+    QVERIFY2(largest < 1e-12, qPrintable(num(largest)));
+  }
+
   void reactionEqualsInverseDynamicsOfTheRealisedMotion() {
     Arm arm(false);
     VectorXd v(3);
