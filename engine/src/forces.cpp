@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace articula::detail {
 
@@ -89,9 +90,10 @@ void WorldImpl::evaluateStep(bool motion, bool forces, bool inStep) {
   // the step the caches then hold q0 and v0, not the current state: they
   // are marked stale. Inside the step (before the integration) they hold
   // q0, and v0 when the joints' motion subspaces vary (stage 1 computed the
-  // velocities then); the step marks every cache stale at its end.
+  // velocities then) or when the step started with fresh velocities; the
+  // step marks every cache stale at its end.
   bool positions = inStep;
-  bool velocities = inStep && model.anyVaryingMotionSubspace;
+  bool velocities = inStep && (model.anyVaryingMotionSubspace || startVelocitiesCached);
   bool touched = false;
   const auto needPositions = [&] {
     if (positions) return;
@@ -151,11 +153,12 @@ void WorldImpl::evaluateStep(bool motion, bool forces, bool inStep) {
     sizeLike(r.A, nb);
     needVelocities();
     forwardKinematicsAccelerations(model, data.v0, r.vdot, data);
-    for (int i = 0; i < nb; ++i) {
-      const auto b = static_cast<std::size_t>(i);
-      r.V[b] = data.V[b];
-      r.A[b] = data.A[b];
-    }
+    // Taken over rather than copied: the kinematic caches no longer hold
+    // velocities or accelerations (the buffers keep their sizes).
+    std::swap(r.V, data.V);
+    std::swap(r.A, data.A);
+    fkVelAt = 0;
+    fkAccAt = 0;
     r.haveMotion = true;
   }
   if (forces && !stepForcesEvaluated) {

@@ -308,6 +308,35 @@ void forwardKinematicsAccelerations(const Model& m, const VectorXd& v, const Vec
     const int nv = m.jnt_nv[b];
     const int va = m.jnt_vadr[b];
     const int p = m.body_parent[b];
+    if (nv == 0 || (nv == 1 && d.constS[b])) {
+      // A_i = X_{i,λ} A_λ + s v̇ + V_i × s q̇ (Ṡ = 0): the common joints,
+      // and welds (A_i = X_{i,λ} A_λ).
+      double* Ai = d.A[b].data();
+      if (p < 0) {
+        for (int k = 0; k < 6; ++k) Ai[k] = 0.0;
+      } else {
+        const SE3& X = d.X_PB[b];
+        kern::invActMotion(kern::ldM3(X.R.data()), kern::ld3(X.p.data()), d.A[static_cast<std::size_t>(p)].data(), Ai);
+      }
+      if (nv == 0) continue;
+      const double* s = d.S.col(va).data();
+      const double qd = v[va];
+      const double* Vb = d.V[b].data();
+      const kern::D3 w = kern::ld3(Vb), vl = kern::ld3(Vb + 3);
+      const kern::D3 sw = qd * kern::ld3(s), sl = qd * kern::ld3(s + 3);
+      double c[6];
+      kern::st3(c, kern::cross(w, sw));
+      kern::st3(c + 3, kern::cross(w, sl) + kern::cross(vl, sw));
+      const kern::V6 s6 = kern::load6(s);
+      const kern::V6 c6 = kern::load6(c);
+      kern::V6 a6 = kern::load6(Ai);
+      const kern::v2d qdd = kern::splat(vdot[va]);
+      a6.a += s6.a * qdd + c6.a;
+      a6.b += s6.b * qdd + c6.b;
+      a6.c += s6.c * qdd + c6.c;
+      kern::store6(Ai, a6);
+      continue;
+    }
     Vector6d Ai = p < 0 ? Vector6d::Zero() : d.X_PB[b].invActMotion(d.A[static_cast<std::size_t>(p)]);
     if (nv > 0) {
       const Vector6d Sqd = d.S.middleCols(va, nv) * v.segment(va, nv);

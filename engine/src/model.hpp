@@ -36,6 +36,10 @@ struct Model {
   std::vector<Vector3d> body_com;         // COM in body frame (m)
   std::vector<Matrix3d> body_inertiaCom;  // rotational inertia about COM, body axes (kg·m²)
   std::vector<Matrix6d> body_inertia;     // spatial inertia about body origin, body coordinates
+  // body_inertia of b and of every body welded to it below (through weld
+  // joints only), b's coordinates: the rigid composite a subtree sum can
+  // treat as one body (computeWeldGroupInertias).
+  std::vector<Matrix6d> body_groupInertia;
 
   // ---- per joint (the parent joint of each body; size nbody) ----
   std::vector<JointType> jnt_type;
@@ -109,6 +113,10 @@ struct Model {
   // ---- schedules (size nschedule) ----
   std::vector<int> schedule_actuator;  // compiled actuator each drives
 };
+
+// Fills Model::body_groupInertia from body_inertia and the weld joints'
+// constant transforms. O(bodies); call after any body_inertia change.
+void computeWeldGroupInertias(Model& m);
 
 // Mutable runtime state.
 struct State {

@@ -487,6 +487,7 @@ void Link::setInertia(const Inertia& inertia) {
   m.body_com[b] = inertia.com;
   m.body_inertiaCom[b] = detail::conditionedRotationalInertia(inertia.rotational);
   m.body_inertia[b] = detail::spatialInertia(inertia.mass, inertia.com, m.body_inertiaCom[b]);
+  detail::computeWeldGroupInertias(m);
   w.touchAccelerations();
 }
 

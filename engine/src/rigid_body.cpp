@@ -36,6 +36,7 @@ void RigidBody::setInertia(const Inertia& inertia) {
   m.body_com[a.body] = inertia.com;
   m.body_inertiaCom[a.body] = detail::conditionedRotationalInertia(inertia.rotational);
   m.body_inertia[a.body] = detail::spatialInertia(inertia.mass, inertia.com, m.body_inertiaCom[a.body]);
+  detail::computeWeldGroupInertias(m);
   a.w.touchAccelerations();
 }
 

@@ -217,7 +217,9 @@ Vector6d WorldImpl::subtreeJointForce(int body) const {
   // Newton–Euler of the subtree of `body` (contiguous in preorder): what
   // its bodies' motion needs, less the gravity, contact, closure and
   // applied wrenches on them, summed in world coordinates. The same sum as
-  // recursive Newton–Euler's backward pass, over the subtree only.
+  // recursive Newton–Euler's backward pass, over the subtree only. Bodies
+  // welded to their parent move with it: their inertia is in the parent's
+  // group inertia, and only the wrenches applied to them are added.
   const StepRecord& r = stepRecord;
   const auto owner = static_cast<std::size_t>(model.body_owner[static_cast<std::size_t>(body)]);
   const int end = model.owner_bodyadr[owner] + model.owner_nbody[owner];
@@ -225,9 +227,13 @@ Vector6d WorldImpl::subtreeJointForce(int body) const {
   for (int i = body; i < end; ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (i > body && model.body_parent[k] < body) break;
+    if (i > body && model.jnt_type[k] == JointType::Weld) {
+      if (!r.fAll[k].isZero(0.0)) fW -= r.X_WB[k].actForce(r.fAll[k]);
+      continue;
+    }
     Vector6d a = r.A[k];
     a.tail<3>() -= r.X_WB[k].R.transpose() * model.gravity;
-    const Matrix6d& I = model.body_inertia[k];
+    const Matrix6d& I = model.body_groupInertia[k];
     const Vector6d h = I * r.V[k];
     Vector6d f = I * a - r.fAll[k];
     f.head<3>() += r.V[k].head<3>().cross(h.head<3>()) + r.V[k].tail<3>().cross(h.tail<3>());

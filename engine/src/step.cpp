@@ -213,6 +213,11 @@ void WorldImpl::stepOnce() {
   }
 
   if (options.integrator == Integrator::SemiImplicitEuler) {
+    // The body velocities of the step's start, when the caches hold them
+    // (the divergence check of the step before computed them): sensors and
+    // joint forces evaluated inside this step reuse them. Nothing in the
+    // step writes them before it records its outputs.
+    startVelocitiesCached = fkPosAt == qVersion && fkVelAt == vVersion;
     // 1. kinematics. The articulated-body pass rebuilds velocities in its own
     // frame; the body-frame velocity pass is needed only for Ṡ·q̇ of joints
     // whose motion subspace depends on q.

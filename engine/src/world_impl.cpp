@@ -498,6 +498,7 @@ void WorldImpl::compile() {
   st.act_lockTarget = VectorXd::Constant(m.nu, std::numeric_limits<double>::quiet_NaN());
   m.anyVaryingMotionSubspace =
       std::find(m.jnt_constantS.begin(), m.jnt_constantS.end(), false) != m.jnt_constantS.end();
+  computeWeldGroupInertias(m);
 
   const double time = state.time;
   const std::uint64_t frame = state.frameIndex;
@@ -701,6 +702,19 @@ FrameMotion WorldImpl::frameMotion(const FrameRef& r, bool velocity, bool accele
     }
   }
   return fm;
+}
+
+void computeWeldGroupInertias(Model& m) {
+  m.body_groupInertia = m.body_inertia;
+  // Children come after their parents: accumulating backwards adds each
+  // group into the body it is welded to once it is complete.
+  for (int i = m.nbody - 1; i >= 0; --i) {
+    const auto b = static_cast<std::size_t>(i);
+    const int p = m.body_parent[b];
+    if (p < 0 || m.jnt_type[b] != JointType::Weld) continue;
+    const SE3 X_PB = m.jnt_parentOffset[b] * m.jnt_childOffset[b].inverse();
+    m.body_groupInertia[static_cast<std::size_t>(p)] += transformInertia(X_PB, m.body_groupInertia[b]);
+  }
 }
 
 }  // namespace articula::detail

@@ -475,8 +475,9 @@ class WorldImpl {
   // joint forces and their causes. Positions and contact wrenches always.
   void evaluateStep(bool motion, bool forces, bool inStep = false);
   void evaluateForces();
-  bool stepForcesEvaluated = false;  // jointForce and the generalized terms hold the recorded step
-  std::uint64_t forcesAskedAt = 0;   // StepRecord::serial of the last step whose joint forces were read
+  bool startVelocitiesCached = false;  // Data::V held the start velocities of the current Euler step
+  bool stepForcesEvaluated = false;    // jointForce and the generalized terms hold the recorded step
+  std::uint64_t forcesAskedAt = 0;     // StepRecord::serial of the last step whose joint forces were read
   JointReaction jointReaction(std::uint32_t linkSlot, const std::optional<Frame>& coordinates);
   struct ReactionWrenches {
     Vector6d wrench = Vector6d::Zero(), free = Vector6d::Zero(), constraint = Vector6d::Zero();
