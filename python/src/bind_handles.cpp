@@ -9,21 +9,37 @@ namespace articula::python {
 
 namespace {
 
-// __eq__, __hash__ and __repr__ of a handle class.
-template <class H, class Class>
-void handleDunders(Class& c, const char* kind) {
+// __eq__, __ne__, __hash__ and __repr__ of a handle class; `hash` keys a
+// handle by what identifies it.
+template <class H, class Class, class Hash>
+void handleDunders(Class& c, const char* kind, Hash hash) {
   c.def("__eq__", [](const H& a, py::object b) { return py::isinstance<H>(b) && a == b.template cast<const H&>(); })
       .def("__ne__",
            [](const H& a, py::object b) { return !(py::isinstance<H>(b) && a == b.template cast<const H&>()); })
-      .def("__hash__",
-           [](const H& h) {
-             return std::hash<std::uint64_t>{}((std::uint64_t{h.index()} << 32) ^ h.generation()) ^
-                    std::hash<const void*>{}(static_cast<const void*>(&typeid(H)));
-           })
+      .def("__hash__", hash)
       .def("__repr__", [kind](const H& h) {
         if (!h.isValid()) return std::string(kind) + "(<invalid>)";
         return std::string(kind) + "('" + h.name() + "')";
       });
+}
+
+// Handles with an index and a generation.
+template <class H, class Class>
+void handleDunders(Class& c, const char* kind) {
+  handleDunders<H>(c, kind, [](const H& h) {
+    return std::hash<std::uint64_t>{}((std::uint64_t{h.index()} << 32) ^ h.generation()) ^
+           std::hash<const void*>{}(static_cast<const void*>(&typeid(H)));
+  });
+}
+
+// Handles keyed by their index, or by their name.
+template <class H>
+std::size_t indexHash(const H& h) {
+  return std::hash<std::uint32_t>{}(h.index());
+}
+template <class H>
+std::size_t nameHash(const H& h) {
+  return std::hash<std::string>{}(h.isValid() ? h.name() : std::string());
 }
 
 }  // namespace
@@ -306,13 +322,7 @@ void bindHandles(py::module_& m) {
            "The last step's reaction, wrenches in the child link's joint frame.")
       .def("get_reaction", py::overload_cast<const Frame&>(&Joint::getReaction, py::const_), py::arg("coordinates"))
       .def("get_reaction_wrench", &Joint::getReactionWrench, py::arg("coordinates"));
-  joint
-      .def("__eq__",
-           [](const Joint& a, py::object b) { return py::isinstance<Joint>(b) && a == b.cast<const Joint&>(); })
-      .def("__hash__", [](const Joint& j) { return std::hash<std::string>{}(j.isValid() ? j.name() : std::string()); })
-      .def("__repr__",
-           [](const Joint& j) { return j.isValid() ? "Joint('" + j.name() + "')" : std::string("Joint(<invalid>)"); });
-
+  handleDunders<Joint>(joint, "Joint", &nameHash<Joint>);
   // ---- closures and couplers ------------------------------------------------
   py::class_<LoopClosureSpec>(m, "LoopClosureSpec", "A loop closure between two frames (World.add_loop_closure).")
       .def(py::init<>())
@@ -351,13 +361,7 @@ void bindHandles(py::module_& m) {
       .def("compute_residual_norm", &LoopClosure::computeResidualNorm)
       .def("get_endpoint_a", &LoopClosure::getEndpointA)
       .def("get_endpoint_b", &LoopClosure::getEndpointB);
-  closure.def("__eq__", [](const LoopClosure& a, py::object b) {
-    return py::isinstance<LoopClosure>(b) && a == b.cast<const LoopClosure&>();
-  });
-  closure.def("__hash__", [](const LoopClosure& c) { return std::hash<std::uint32_t>{}(c.index()); });
-  closure.def("__repr__", [](const LoopClosure& c) {
-    return c.isValid() ? "LoopClosure('" + c.name() + "')" : std::string("LoopClosure(<invalid>)");
-  });
+  handleDunders<LoopClosure>(closure, "LoopClosure", &indexHash<LoopClosure>);
 
   py::class_<JointCouplerSpec>(m, "JointCouplerSpec", "q_follower = ratio * q_leader + offset.")
       .def(py::init<>())
@@ -385,13 +389,7 @@ void bindHandles(py::module_& m) {
       .def("set_enabled", &JointCoupler::setEnabled, py::arg("enabled"))
       .def("is_enabled", &JointCoupler::isEnabled)
       .def("compute_residual", &JointCoupler::computeResidual);
-  coupler.def("__eq__", [](const JointCoupler& a, py::object b) {
-    return py::isinstance<JointCoupler>(b) && a == b.cast<const JointCoupler&>();
-  });
-  coupler.def("__hash__", [](const JointCoupler& c) { return std::hash<std::uint32_t>{}(c.index()); });
-  coupler.def("__repr__", [](const JointCoupler& c) {
-    return c.isValid() ? "JointCoupler('" + c.name() + "')" : std::string("JointCoupler(<invalid>)");
-  });
+  handleDunders<JointCoupler>(coupler, "JointCoupler", &indexHash<JointCoupler>);
   py::class_<ClosureProjectionOptions>(m, "ClosureProjectionOptions")
       .def(py::init<>())
       .def_readwrite("locked_joints", &ClosureProjectionOptions::lockedJoints)
@@ -411,13 +409,7 @@ void bindHandles(py::module_& m) {
       .def("set_control", &Actuator::setControl, py::arg("value"))
       .def("get_control", &Actuator::getControl)
       .def("get_force", &Actuator::getForce, "The generalized force applied in the last step (N m or N).");
-  actuator.def("__eq__", [](const Actuator& a, py::object b) {
-    return py::isinstance<Actuator>(b) && a == b.cast<const Actuator&>();
-  });
-  actuator.def("__hash__", [](const Actuator& a) { return std::hash<std::uint32_t>{}(a.index()); });
-  actuator.def("__repr__", [](const Actuator& a) {
-    return a.isValid() ? "Actuator('" + a.name() + "')" : std::string("Actuator(<invalid>)");
-  });
+  handleDunders<Actuator>(actuator, "Actuator", &indexHash<Actuator>);
   py::class_<Sensor> sensor(m, "Sensor", "A sensor: IMU, force-torque, contact, joint encoder or rangefinder.");
   sensor.def("is_valid", &Sensor::isValid)
       .def_property_readonly("name", &Sensor::name)
@@ -426,12 +418,7 @@ void bindHandles(py::module_& m) {
       .def("num_values", &Sensor::numValues)
       .def("value_names", &Sensor::valueNames)
       .def("get_reading", py::overload_cast<>(&Sensor::getReading, py::const_));
-  sensor.def("__eq__",
-             [](const Sensor& a, py::object b) { return py::isinstance<Sensor>(b) && a == b.cast<const Sensor&>(); });
-  sensor.def("__hash__", [](const Sensor& s) { return std::hash<std::string>{}(s.isValid() ? s.name() : ""); });
-  sensor.def("__repr__", [](const Sensor& s) {
-    return s.isValid() ? "Sensor('" + s.name() + "')" : std::string("Sensor(<invalid>)");
-  });
+  handleDunders<Sensor>(sensor, "Sensor", &nameHash<Sensor>);
 
   // ---- values that carry handles ------------------------------------------
   py::class_<Contact>(m, "Contact", "A contact point of the last step (or of World.check_collisions).")

@@ -5,31 +5,22 @@ namespace articula::python {
 
 namespace {
 
-// Rows of a per-frame quantity over every frame of a recording.
-template <class Get>
-Eigen::MatrixXd frameRows(const Recording& r, Eigen::Index width, Get get) {
-  Eigen::MatrixXd out(static_cast<Eigen::Index>(r.size()), width);
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    const RuntimeSnapshot s = r.snapshot(i);
-    out.row(static_cast<Eigen::Index>(i)) = get(s).transpose();
-  }
-  return out;
-}
-
-Eigen::Index widthOf(const Recording& r, const std::function<VectorXd(const RuntimeSnapshot&)>& get) {
-  return r.empty() ? 0 : get(r.snapshot(0)).size();
-}
-
 VectorXd controlsOf(const RuntimeSnapshot& s) {
   VectorXd u(static_cast<Eigen::Index>(s.actuators.size()));
   for (std::size_t k = 0; k < s.actuators.size(); ++k) u[static_cast<Eigen::Index>(k)] = s.actuators[k].control;
   return u;
 }
 
+// One row per frame of a per-frame quantity (frames × its size).
 template <class Get>
 Eigen::MatrixXd allFrames(const Recording& r, Get get) {
-  const std::function<VectorXd(const RuntimeSnapshot&)> f = get;
-  return frameRows(r, widthOf(r, f), f);
+  Eigen::MatrixXd out;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const VectorXd row = get(r.snapshot(i));
+    if (i == 0) out.resize(static_cast<Eigen::Index>(r.size()), row.size());
+    out.row(static_cast<Eigen::Index>(i)) = row.transpose();
+  }
+  return out;
 }
 
 }  // namespace

@@ -48,7 +48,6 @@ def drop_brackets(text, word):
 def clean_type(text):
     text = drop_brackets(text, "numpy.ndarray")
     text = text.replace("articula._articula.io.", "").replace("articula._articula.", "")
-    text = re.sub(r"\bos\.PathLike\b", "os.PathLike", text)
     text = text.replace("numpy.float64", "float")
     # C++ types pybind11 could not name
     while re.search(r"<[^<>]*>", text):
