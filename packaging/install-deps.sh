@@ -17,6 +17,10 @@ engine_pkgs=(
 full_pkgs=(
   "${engine_pkgs[@]}"
   libtinyxml2-dev liburdfdom-dev libsdformat-dev libassimp-dev
+  libhdf5-dev hdf5-tools  # run logs (io/); h5dump reads them back in the tests
+  libyaml-cpp-dev         # articula-run sweep files
+  slurm-wlm munge         # the sweep tests start a one-node Slurm cluster
+  python3-h5py            # the tests read run logs back in Python
   libopenscenegraph-dev libimgui-dev libgl-dev
   libgl1-mesa-dri         # llvmpipe: OpenGL under Xvfb for the rendering tests
   libqt6opengl6-dev qt6-base-dev-tools

@@ -3,6 +3,7 @@
 // argument scanning, number parsing and loading the input scene.
 
 #include <articula/io/import.hpp>
+#include <articula/io/state_columns.hpp>
 #include <articula/world.hpp>
 
 #include <cstddef>
@@ -105,5 +106,7 @@ std::string formatNumber(double value);
 /// A byte count (a mean, say) with one decimal, without a trailing ".0": "312.5", "2960".
 std::string formatByteCount(double bytes);
 using io::jsonString;
+using io::StateColumns;
+using io::StateOwner;
 
 }  // namespace articula::run

@@ -1,11 +1,11 @@
 // articula-run run / export / list, and the usage text.
 #include "commands.hpp"
 
+#include <articula/io/state_columns.hpp>
 #include "builtin_scenes.hpp"
 #include "cli.hpp"
 #include "csv_writer.hpp"
 #include "progress.hpp"
-#include "state_columns.hpp"
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
@@ -64,9 +64,14 @@ void printUsage(std::ostream& os) {
         "                           linear interpolation between rows (--controls-hold: zero-order hold)\n"
         "  --csv OUT.csv            write t, q:..., v:..., residual:..., ctrl:..., force:..., sensor:... for\n"
         "                           every step\n"
-        "  --log GROUPS             the CSV's column groups after t, q and v (default residuals,controls,sensors):\n"
+        "  --log GROUPS             the logged column groups after t, q and v (default residuals,controls,sensors):\n"
         "                           residuals, controls, sensors, reactions, joint-forces, limits, friction,\n"
-        "                           contacts, all (comma-separated)\n"
+        "                           contacts, energies, diagnostics, all (comma-separated)\n"
+        "  --hdf5 OUT.h5            write the same rows (every --every-th step) to an HDF5 log, with energies\n"
+        "                           and step diagnostics; one dataset per column group (docs/sweeps.md)\n"
+        "  --param NAME=VALUE       a design parameter (docs/sweeps.md): options.time-step, body:NAME.mass,\n"
+        "                           joint:NAME.damping, actuator:NAME.kp, shape:NAME.friction, q:NAME, ...;\n"
+        "                           repeatable\n"
         "  --record OUT.replay      record the run (t = 0 included) into a replay file, with the scene's path\n"
         "                           and the options above that shape the world\n"
         "  --record-every K         record every K-th step (default 1)\n"
@@ -138,18 +143,7 @@ constexpr long kMaxSteps = 1000000000L;
 // Memory for the frames of --record; more than any ordinary run needs.
 constexpr std::size_t kRecordingBudget = std::size_t{4} << 30;
 
-struct RunOptions {
-  WorldSetup setup;
-  std::optional<double> duration;
-  std::optional<long> steps;
-  std::string csv;
-  CsvLog log;
-  bool logGiven = false;
-  std::string record;
-  std::optional<long> recordEvery;
-  bool quiet = false;
-  long every = 1;
-};
+}  // namespace
 
 RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   RunOptions o;
@@ -191,6 +185,9 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       o.setup.controlsHold = true;
     } else if (a == "--csv") {
       o.csv = args.value();
+    } else if (a == "--hdf5") {
+      o.hdf5 = args.value();
+      if (o.hdf5.empty()) usageError("--hdf5 needs a file name");
     } else if (a == "--log") {
       o.log = parseCsvLog(args.value());
       o.logGiven = true;
@@ -224,7 +221,9 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   }
   if (o.duration && o.steps) usageError("give either --duration or --steps, not both");
   if (o.recordEvery && o.record.empty()) usageError("--record-every needs --record OUT.replay");
-  if (o.logGiven && o.csv.empty()) usageError("--log selects CSV columns: it needs --csv OUT.csv");
+  if (o.logGiven && o.csv.empty() && o.hdf5.empty()) {
+    usageError("--log selects logged columns: it needs --csv OUT.csv or --hdf5 OUT.h5");
+  }
   if (o.setup.controlsHold && o.setup.controls.empty()) usageError("--controls-hold needs --controls FILE.csv");
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (input.file.empty() && input.scene.empty()) {
@@ -239,16 +238,31 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
     checkOutputOption("--record", o.record);
   }
   if (!o.csv.empty()) checkOutputOption("--csv", o.csv);
-  if (!o.csv.empty() && !o.record.empty() && sameFile(o.csv, o.record)) {
-    usageError("--csv and --record name the same file");
+  if (!o.hdf5.empty()) checkOutputOption("--hdf5", o.hdf5);
+  const std::vector<std::pair<const char*, const std::string*>> outputs = {
+      {"--csv", &o.csv}, {"--record", &o.record}, {"--hdf5", &o.hdf5}};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[i].second->empty() && !outputs[j].second->empty() &&
+          sameFile(*outputs[i].second, *outputs[j].second)) {
+        usageError(std::string(outputs[i].first) + " and " + outputs[j].first + " name the same file");
+      }
+    }
+  }
+  o.commandLine = "articula-run run";
+  for (const std::string& a : argv) {
+    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+    o.commandLine += " " + (plain ? a : "'" + a + "'");
   }
   if (!input.file.empty()) {
-    for (const std::string* out : {&o.csv, &o.record}) {
+    for (const std::string* out : {&o.csv, &o.record, &o.hdf5}) {
       if (!out->empty() && sameFile(*out, input.file)) usageError(*out + " is the input file; it would be overwritten");
     }
   }
   return o;
 }
+
+namespace {
 
 double largestResidual(const std::vector<LoopClosure>& closures, const std::vector<JointCoupler>& couplers) {
   double r = 0.0;
@@ -257,11 +271,33 @@ double largestResidual(const std::vector<LoopClosure>& closures, const std::vect
   return r;
 }
 
+io::RunLogInfo runLogInfo(const RunOptions& o, const World& world) {
+  io::RunLogInfo info;
+  const InputOptions& input = o.setup.input;
+  if (input.file.empty()) {
+    info.scenePath = "builtin:" + input.scene;
+  } else {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(input.file, ec);
+    info.scenePath = ec ? input.file : absolute.lexically_normal().string();
+    try {
+      info.sceneSha256 = io::sha256Hex(readInputFile(input.file, kMaxTextFileBytes, "a scene file"));
+    } catch (const FileAccessError&) {
+      // Read once already: a file that changed since is logged without a hash.
+    }
+  }
+  info.commandLine = o.commandLine;
+  info.options = io::optionsJson(world.getOptions());
+  return info;
+}
+
 }  // namespace
 
 int runCommand(const std::vector<std::string>& argv, bool legacy) {
-  const RunOptions o = parseRun(argv, legacy);
+  return executeRun(parseRun(argv, legacy)).exitCode;
+}
 
+RunOutcome executeRun(const RunOptions& o, const RowObserver& observeRow) {
   World world;
   const io::ImportReport report = prepareWorld(world, o.setup, o.quiet);
   std::optional<Recorder> recorder;
@@ -303,8 +339,32 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
                      immovable.front().problem);
     }
   }
-  CsvWriter csv(o.csv, world, columns, closures, o.log);
+  CsvWriter csv(o.csv, world, o.log);
   csv.row(t, q, v);
+  std::optional<io::LogColumns> logColumns;
+  std::unique_ptr<io::Hdf5Log> hdf5;
+  if (!o.hdf5.empty()) {
+    io::LogGroups groups = o.log;
+    groups.energies = groups.diagnostics = true;
+    logColumns.emplace(world, groups);
+    try {
+      hdf5 = std::make_unique<io::Hdf5Log>(o.hdf5, *logColumns, runLogInfo(o, world));
+    } catch (const FileAccessError& e) {
+      throw CliError(std::string("--hdf5: ") + e.what());
+    }
+  }
+  auto logRow = [&] {
+    if (!hdf5) return;
+    double* row = hdf5->nextRow();
+    logColumns->fill(world, t, q, v, row);
+    if (observeRow) observeRow(*logColumns, row);
+    try {
+      hdf5->append();
+    } catch (const FileAccessError& e) {
+      throw CliError(std::string("--hdf5: ") + e.what());
+    }
+  };
+  logRow();
   double maxResidual = constrained ? largestResidual(closures, couplers) : 0.0;
 
   ProgressBar progress(!o.quiet && isatty(STDERR_FILENO) != 0, steps);
@@ -341,6 +401,7 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
     if (constrained) maxResidual = std::max(maxResidual, largestResidual(closures, couplers));
     if (k % o.every == 0) {
       csv.row(t, q, v);
+      logRow();
       written = k;
     }
     progress.update(k, t);
@@ -349,15 +410,25 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   progress.finish(good, t);
 
   const bool diverged = !failure.empty();
-  if (diverged && csv.enabled() && written != good) {
+  if (diverged && (csv.enabled() || hdf5) && written != good) {
     try {
       world.setPositions(q);
       world.setVelocities(v);
     } catch (const std::exception&) {
     }
     csv.row(t, q, v);
+    logRow();
   }
-  csv.close(o.csv);
+  csv.close();
+  if (hdf5) {
+    try {
+      hdf5->setAttribute("steps", std::to_string(good));
+      hdf5->setAttribute("status", diverged ? "diverged at step " + std::to_string(good + 1) + ": " + failure : "ok");
+      hdf5->commit();
+    } catch (const FileAccessError& e) {
+      throw CliError(std::string("--hdf5: ") + e.what());
+    }
+  }
 
   RecordingStats recorded;
   if (recorder) {
@@ -435,7 +506,15 @@ int runCommand(const std::vector<std::string>& argv, bool legacy) {
   }
   std::printf("\n");
   std::fflush(stdout);
-  return diverged ? kExitDiverged : kExitOk;
+  RunOutcome outcome;
+  outcome.exitCode = diverged ? kExitDiverged : kExitOk;
+  outcome.steps = good;
+  outcome.time = t;
+  outcome.diverged = diverged;
+  outcome.failure = failure;
+  outcome.maxResidual = maxResidual;
+  outcome.unconverged = unconverged;
+  return outcome;
 }
 
 int exportCommand(const std::vector<std::string>& argv) {

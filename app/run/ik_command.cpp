@@ -1,7 +1,7 @@
 // `articula-run ik`: inverse kinematics from a file's initial state.
+#include <articula/io/state_columns.hpp>
 #include "cli.hpp"
 #include "commands.hpp"
-#include "state_columns.hpp"
 #include "world_setup.hpp"
 
 #include <articula/error.hpp>

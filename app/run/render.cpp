@@ -1,9 +1,9 @@
 // articula-run render: draws a scene, or one frame of a replay, into a PNG
 // without a window (an offscreen OpenGL context: needs an X display, e.g.
 // xvfb-run).
+#include <articula/io/state_columns.hpp>
 #include "cli.hpp"
 #include "commands.hpp"
-#include "state_columns.hpp"
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
@@ -205,7 +205,7 @@ viewer::PlotSpec plotSpec(const std::string& name, const StateColumns& columns) 
     spec.quantity = viewer::PlotQuantity::Position;
     try {
       spec.index = columns.resolvePosition(name.substr(2));
-    } catch (const CliError& e) {
+    } catch (const InvalidArgument& e) {
       throw CliError("--plot " + name + ": " + e.what());
     }
   } else if (name.rfind("v:", 0) == 0) {

@@ -1,10 +1,10 @@
 // articula-run replay: reads a replay file, rebuilds the world it was
 // recorded in, checks that the frames fit it, then prints a summary, prints
 // one frame, or writes every frame as the CSV of `run --csv`.
+#include <articula/io/state_columns.hpp>
 #include "cli.hpp"
 #include "commands.hpp"
 #include "csv_writer.hpp"
-#include "state_columns.hpp"
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
@@ -183,12 +183,12 @@ int replayCommand(const std::vector<std::string>& argv) {
   }
 
   if (!o.csv.empty()) {
-    CsvWriter csv(o.csv, world, StateColumns(world), world.getLoopClosures());
+    CsvWriter csv(o.csv, world);
     for (std::size_t i = 0; i < recording.size(); ++i) {
       recording.restore(world, i);
       csv.row(world.getTime(), world.getPositions(), world.getVelocities());
     }
-    csv.close(o.csv);
+    csv.close();
     if (!o.quiet) {
       std::cerr << "articula-run: wrote " << recording.size() << " frame" << (recording.size() == 1 ? "" : "s")
                 << " to " << o.csv << "\n"

@@ -1,18 +1,20 @@
 #include "world_setup.hpp"
 
-#include "state_columns.hpp"
+#include <articula/io/state_columns.hpp>
 
 #include <articula/articula.hpp>
 
 #include <articula/file_io.hpp>
 #include <articula/io/import.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -23,6 +25,7 @@ namespace {
 
 const std::string kBuiltinPrefix = "builtin:";
 const std::string kPackagePathKey = "package-path.";
+const std::string kParamKey = "param.";
 
 void removeCollisionShapes(World& world) {
   std::vector<Shape> shapes = world.getCollisionShapes(Frame::World());
@@ -37,6 +40,33 @@ void removeCollisionShapes(World& world) {
   for (const Shape& s : shapes) world.remove(s);
 }
 
+// Applies the v: parameters (initial velocities).
+void applyInitialVelocities(World& world, const std::vector<ParameterValue>& params) {
+  std::optional<StateColumns> columns;
+  VectorXd v;
+  for (const ParameterValue& p : params) {
+    if (p.name.rfind("v:", 0) != 0) continue;
+    if (!columns) {
+      columns.emplace(world);
+      v = world.getVelocities();
+    }
+    const std::vector<std::string>& names = columns->velocityNames();
+    const auto it = std::find(names.begin(), names.end(), p.name.substr(2));
+    if (it == names.end()) {
+      throw CliError("parameter " + p.name + ": no velocity coordinate named '" + p.name.substr(2) +
+                     "' (the v: columns of the CSV)");
+    }
+    double x = 0.0;
+    try {
+      x = parseDouble(p.name, p.text);
+    } catch (const CliError&) {
+      throw CliError("parameter " + p.name + ": '" + p.text + "' is not a number");
+    }
+    v[it - names.begin()] = x;
+  }
+  if (columns) world.setVelocities(v);
+}
+
 // Applies --set, then re-assembles the closures with the set coordinates held.
 void applyInitialPositions(World& world, const std::vector<std::pair<std::string, double>>& sets) {
   if (sets.empty()) return;
@@ -45,7 +75,12 @@ void applyInitialPositions(World& world, const std::vector<std::pair<std::string
   ClosureProjectionOptions projection;
   for (const auto& [name, value] : sets) {
     const StateOwner* owner = nullptr;
-    const int index = columns.resolvePosition(name, &owner);
+    int index = 0;
+    try {
+      index = columns.resolvePosition(name, &owner);
+    } catch (const InvalidArgument& e) {
+      throw CliError(std::string("--set: ") + e.what());
+    }
     q[index] = value;
     if (owner->joint.empty()) {
       if (auto body = world.getRigidBody(owner->name)) projection.lockedRigidBodies.push_back(*body);
@@ -104,6 +139,13 @@ bool parseStartOption(ArgScanner& args, const std::string& option, WorldSetup& s
     setup.sets.emplace_back(s.substr(0, eq), parseDouble("--set " + s.substr(0, eq), s.substr(eq + 1)));
     return true;
   }
+  if (option == "--param") {
+    const std::string s = args.value();
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) usageError("--param expects NAME=VALUE, got '" + s + "'");
+    setup.params.push_back({s.substr(0, eq), s.substr(eq + 1)});
+    return true;
+  }
   if (option == "--keyframe") {
     setup.keyframe = args.value();
     if (setup.keyframe.empty()) usageError("--keyframe needs a keyframe name");
@@ -143,6 +185,7 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet,
   if (setup.gravity) wo.gravity = *setup.gravity;
   world.setOptions(wo);
   if (setup.noContacts) removeCollisionShapes(world);
+  applyParameters(world, setup.params);
   try {
     if (setup.hold) {
       const int added = io::addHoldingServos(world);
@@ -160,7 +203,17 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet,
     throw CliError(e.what());
   }
   if (!setup.keyframe.empty()) applyKeyframe(world, setup.keyframe);
-  applyInitialPositions(world, setup.sets);
+  std::vector<std::pair<std::string, double>> sets = setup.sets;
+  for (const ParameterValue& p : setup.params) {
+    if (p.name.rfind("q:", 0) != 0) continue;
+    try {
+      sets.emplace_back(p.name, parseDouble(p.name, p.text));
+    } catch (const CliError&) {
+      throw CliError("parameter " + p.name + ": '" + p.text + "' is not a number");
+    }
+  }
+  applyInitialPositions(world, sets);
+  applyInitialVelocities(world, setup.params);
   if (!simulate) return report;
   try {
     world.enterSimulationMode();
@@ -196,6 +249,12 @@ void describeSetup(Recording& recording, const WorldSetup& setup, const World& w
                           ec ? packages[k].string() : absolute.lexically_normal().string());
   }
   const WorldOptions& wo = world.getOptions();
+  int index = 0;
+  for (const ParameterValue& p : setup.params) {
+    // Coordinates are in the frames; the design parameters rebuild the world.
+    if (!isCoordinateParameter(p.name))
+      recording.setMetadata(kParamKey + std::to_string(index++), p.name + "=" + p.text);
+  }
   recording.setMetadata("dt", formatNumber(wo.timeStep));
   recording.setMetadata("integrator", integratorName(wo.integrator));
   recording.setMetadata("solver", wo.solver.method);
@@ -264,6 +323,13 @@ WorldSetup setupFromRecording(const Recording& recording, const std::string& sce
     const std::string* dir = value(kPackagePathKey + std::to_string(k));
     if (dir == nullptr) break;
     s.input.import.packagePath.emplace_back(*dir);
+  }
+  for (std::size_t k = 0;; ++k) {
+    const std::string* param = value(kParamKey + std::to_string(k));
+    if (param == nullptr) break;
+    const std::size_t eq = param->find('=');
+    if (eq == std::string::npos) badMetadata(kParamKey + std::to_string(k), *param, "NAME=VALUE");
+    s.params.push_back({param->substr(0, eq), param->substr(eq + 1)});
   }
   if (const std::string* dt = value("dt")) {
     try {

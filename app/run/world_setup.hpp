@@ -3,6 +3,7 @@
 // a replay file and read back, so that `replay` rebuilds the same world.
 
 #include "cli.hpp"
+#include "parameters.hpp"
 
 #include <articula/recording.hpp>
 #include <articula/world.hpp>
@@ -33,10 +34,13 @@ struct WorldSetup {
   /// --controls FILE.csv: one keyframe schedule per actuator column.
   std::string controls;
   bool controlsHold = false;  ///< --controls-hold: zero-order hold instead of linear interpolation
+  /// --param NAME=VALUE (parameters.hpp): design parameters are applied
+  /// after the options above, q: ones with --set, v: ones after them.
+  std::vector<ParameterValue> params;
 };
 
-/// Handles --set JOINT=VALUE and --keyframe NAME (the start of a run or
-/// an ik solve); returns false for any other option.
+/// Handles --set JOINT=VALUE, --keyframe NAME and --param NAME=VALUE (the
+/// start of a run or an ik solve); returns false for any other option.
 bool parseStartOption(ArgScanner& args, const std::string& option, WorldSetup& setup);
 
 /// Reads a controls CSV (a header "time" or "t", then one column per

@@ -1,13 +1,14 @@
 #pragma once
-// Names of the world's state coordinates as articula-run writes them in the
-// CSV header and reads them in --set.
+/// @file
+/// Names of the world's state coordinates, as run logs (CSV and HDF5) write
+/// them in their column names and articula-run reads them in --set.
 
 #include <articula/world.hpp>
 
 #include <string>
 #include <vector>
 
-namespace articula::run {
+namespace articula::io {
 
 /// One joint (or rigid body) with coordinates, in state packing order.
 struct StateOwner {
@@ -33,7 +34,7 @@ class StateColumns {
 
   /// The index in q of a --set name (`joint`, `multibody/joint`, `joint:K`,
   /// `body:K`, optionally prefixed with `q:`), and its owner.
-  /// @throws CliError naming the problem (unknown, ambiguous, multi-DoF without :K).
+  /// @throws InvalidArgument naming the problem (unknown, ambiguous, multi-DoF without :K).
   int resolvePosition(const std::string& name, const StateOwner** owner = nullptr) const;
 
  private:
@@ -44,4 +45,4 @@ class StateColumns {
   std::vector<std::string> m_fixedJoints;      ///< joints without coordinates (weld), plain and qualified
 };
 
-}  // namespace articula::run
+}  // namespace articula::io

@@ -1,12 +1,12 @@
-#include "state_columns.hpp"
+#include <articula/io/state_columns.hpp>
 
-#include "cli.hpp"
+#include <articula/error.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
-namespace articula::run {
+namespace articula::io {
 
 namespace {
 
@@ -91,26 +91,26 @@ int StateColumns::resolvePosition(const std::string& requested, const StateOwner
     if (owner != nullptr) *owner = &o;
     if (whole) {
       if (o.numPositions == 1 && !o.joint.empty()) return o.positionOffset;
-      throw CliError("--set: '" + name + "' has " + std::to_string(o.numPositions) + " position coordinates; write " +
-                     o.name + ":K=VALUE with K in 0.." + std::to_string(o.numPositions - 1));
+      throw InvalidArgument("'" + name + "' has " + std::to_string(o.numPositions) + " position coordinates; write " +
+                            o.name + ":K=VALUE with K in 0.." + std::to_string(o.numPositions - 1));
     }
     if (k >= o.numPositions) {
-      throw CliError("--set: '" + base + "' has " + std::to_string(o.numPositions) + " position coordinate" +
-                     (o.numPositions == 1 ? "" : "s") + "; index " + std::to_string(k) + " is out of range");
+      throw InvalidArgument("'" + base + "' has " + std::to_string(o.numPositions) + " position coordinate" +
+                            (o.numPositions == 1 ? "" : "s") + "; index " + std::to_string(k) + " is out of range");
     }
     return o.positionOffset + k;
   }
   const std::string plain = k >= 0 ? base : name;
   if (std::find(m_ambiguousJoints.begin(), m_ambiguousJoints.end(), plain) != m_ambiguousJoints.end()) {
-    throw CliError("--set: several multibodies have a joint named '" + plain + "'; write MULTIBODY/" + plain);
+    throw InvalidArgument("several multibodies have a joint named '" + plain + "'; write MULTIBODY/" + plain);
   }
   if (std::find(m_fixedJoints.begin(), m_fixedJoints.end(), plain) != m_fixedJoints.end()) {
-    throw CliError("--set: joint '" + plain + "' is a weld joint and has no coordinates");
+    throw InvalidArgument("joint '" + plain + "' is a weld joint and has no coordinates");
   }
   std::string known;
   for (const StateOwner& o : m_owners) known += (known.empty() ? "" : ", ") + o.name;
-  throw CliError("--set: no joint or body with coordinates named '" + plain + "'" +
-                 (known.empty() ? std::string(" (the scene has no coordinates)") : " (known: " + known + ")"));
+  throw InvalidArgument("no joint or body with coordinates named '" + plain + "'" +
+                        (known.empty() ? std::string(" (the scene has no coordinates)") : " (known: " + known + ")"));
 }
 
-}  // namespace articula::run
+}  // namespace articula::io
