@@ -38,6 +38,8 @@ void printUsage(std::ostream& os) {
         "                                             print its summary, one frame or its CSV\n"
         "       articula-run render FILE --out IMG.png  draw a scene (or a replay frame) to a PNG, offscreen\n"
         "       articula-run ik FILE --target FRAME=X,Y,Z[,R,P,Y]  solve inverse kinematics from the file's state\n"
+        "       articula-run sweep SWEEP.yaml         run a parameter study, locally in parallel or as a Slurm\n"
+        "                                             job array (articula-run sweep --help, docs/sweeps.md)\n"
         "       articula-run list                     list the built-in scenes\n"
         "\n"
         "run options:\n"

@@ -60,6 +60,8 @@ int exportCommand(const std::vector<std::string>& args);
 /// `replay`: a replay file written by `run --record`.
 int replayCommand(const std::vector<std::string>& args);
 int listCommand(const std::vector<std::string>& args);
+/// `sweep`: parameter studies (docs/sweeps.md).
+int sweepCommand(const std::vector<std::string>& args);
 /// `render`: a scene or a replay frame to a PNG (offscreen OpenGL).
 int renderCommand(const std::vector<std::string>& args);
 /// `ik`: inverse kinematics from a file's initial state.

@@ -6,6 +6,7 @@
 //   articula-run replay FILE.replay [--scene SCENE] [--csv OUT.csv] [--frame K]
 //   articula-run render FILE [--replay R --frame K] --out IMG.png [--size WxH] [--camera ...]
 //   articula-run ik FILE --target FRAME=X,Y,Z[,R,P,Y] [--pin FRAME] [--json] [--out POSE.articula]
+//   articula-run sweep SWEEP.yaml [--jobs N] [--slurm ...]
 //   articula-run list
 //
 // Exit codes: 0 ok, 2 bad input or usage, 3 the simulation diverged, 4 ik: a target not reached.
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   using namespace articula::run;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const auto& a : args) {
-    if (a == "-h" || a == "--help") {
+    if ((a == "-h" || a == "--help") && args[0] != "sweep") {
       printUsage(std::cout);
       return kExitOk;
     }
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "export") return exportCommand(rest);
     if (command == "replay") return replayCommand(rest);
     if (command == "list") return listCommand(rest);
+    if (command == "sweep") return sweepCommand(rest);
     if (command == "render") return renderCommand(rest);
     if (command == "ik") return ikCommand(rest);
     if (command == "help") {
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (command[0] == '-' || looksLikeFile(command)) return runCommand(args, true);
-    std::string hint = "run, inspect, export, replay, render, ik or list";
+    std::string hint = "run, inspect, export, replay, render, ik, sweep or list";
     for (const auto& s : articula::scenes::builtinScenes()) {
       if (s.name == command) hint = "to run the built-in scene write --scene " + command;
     }
