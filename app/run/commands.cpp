@@ -111,7 +111,8 @@ void printUsage(std::ostream& os) {
         "                           column names), fed with up to 2000 frames before the one drawn\n"
         "                           (--replay or --steps)\n"
         "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --ground, --quiet: as for run\n"
-        "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too)\n"
+        "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too; export\n"
+        "also --param, --set and --keyframe: the file is written with them applied)\n"
         "\n"
         "ik options (targets in the world frame, metres; orientation in radians as in URDF:\n"
         "R = Rz(yaw) Ry(pitch) Rx(roll)):\n"
@@ -520,7 +521,8 @@ RunOutcome executeRun(const RunOptions& o, const RowObserver& observeRow) {
 }
 
 int exportCommand(const std::vector<std::string>& argv) {
-  InputOptions input;
+  WorldSetup setup;
+  InputOptions& input = setup.input;
   bool quiet = false;
   std::vector<std::string> positional;
   ArgScanner args(argv);
@@ -529,7 +531,7 @@ int exportCommand(const std::vector<std::string>& argv) {
     if (a == "--quiet" || a == "-q") {
       args.noValue();
       quiet = true;
-    } else if (parseInputOption(args, a, input)) {
+    } else if (parseInputOption(args, a, input) || parseStartOption(args, a, setup)) {
     } else if (!a.empty() && a[0] != '-') {
       positional.push_back(a);
     } else {
@@ -552,8 +554,7 @@ int exportCommand(const std::vector<std::string>& argv) {
     input.scene = positional[0];
   }
   World world;
-  const io::ImportReport report = loadInput(world, input, quiet);
-  if (!quiet) printImportReport(report, input.verbose);
+  const io::ImportReport report = prepareWorld(world, setup, quiet, false);
   io::saveScene(world, positional[1], report.recording);
   std::printf("wrote %s\n", positional[1].c_str());
   return kExitOk;

@@ -594,6 +594,7 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
     return kExitOk;
   }
   SweepProgress progress(!o.quiet && isatty(STDERR_FILENO) != 0, static_cast<long>(pending.size()));
+  int squeueErrors = 0;
   while (true) {
     const auto [status, queue] = capture("squeue -h -j " + job + " -o %i");
     long done = 0, failed = 0;
@@ -604,11 +605,19 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
       }
     }
     progress.update(done, failed);
-    const bool gone = status != 0 || queue.find_first_not_of(" \n") == std::string::npos;
+    // Without accounting, a job that left the queue has ended: squeue lists
+    // nothing, or (once the record is purged) rejects the id.
+    const bool gone = (status == 0 && queue.find_first_not_of(" \n") == std::string::npos) ||
+                      queue.find("Invalid job id") != std::string::npos;
     if (gone) {
       progress.finish(done, failed);
       break;
     }
+    if (status != 0 && ++squeueErrors > 120) {
+      throw CliError("--slurm: squeue keeps failing (" + queue + "); the job " + job +
+                     " may still run: 'articula-run sweep collect' merges its results later");
+    }
+    if (status == 0) squeueErrors = 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   // Runs whose task ended without a result (a time limit, a cancelled job).

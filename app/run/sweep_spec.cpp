@@ -305,7 +305,11 @@ SweepSpec readSweep(const fs::path& path) {
     }
   }
   try {
-    spec.base = parseRun(args, false);
+    // Every run writes a log (the sweep names it); a placeholder lets --log through here.
+    std::vector<std::string> checked = args;
+    checked.insert(checked.end(), {"--hdf5", "run.h5"});
+    spec.base = parseRun(checked, false);
+    spec.base.hdf5.clear();
   } catch (const CliError& e) {
     failAt(path, lineOf(root["options"] ? root["options"] : root["scene"]), e.what());
   }
