@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <articula/io/import.hpp>
+#include <articula/io/run_log.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <memory>
@@ -147,6 +148,43 @@ void bindIo(py::module_& m) {
   m.def("add_holding_servos", &io::addHoldingServos, py::arg("world"),
         "A gravity-compensated position servo on every 1-DoF joint without an actuator, holding the current "
         "pose (as articula-run --hold); returns how many were added.");
+  py::class_<io::Hdf5Logger>(m, "Hdf5Logger",
+                             "Logs a world to an HDF5 run log as it steps (the format of articula-run --hdf5):\n"
+                             "one row when attached, then one every `every` steps. The file appears at close();\n"
+                             "until then it is a temporary file beside it, removed if the logger is discarded.\n\n"
+                             "    with articula.io.Hdf5Logger(world, \"run.h5\", every=10) as log:\n"
+                             "        world.step(1000)")
+      .def(py::init([](World& world, const std::filesystem::path& path, int every, const std::string& groups,
+                       int chunkRows, const std::string& scenePath, const std::string& commandLine) {
+             io::Hdf5Logger::Options o;
+             if (!groups.empty()) o.groups = io::parseLogGroups(groups);
+             if (every < 1) throw InvalidArgument("every must be >= 1");
+             o.every = every;
+             o.chunkRows = chunkRows;
+             o.info.scenePath = scenePath;
+             o.info.commandLine = commandLine;
+             o.info.options = io::optionsJson(world.getOptions());
+             return std::make_unique<io::Hdf5Logger>(world, path, o);
+           }),
+           py::arg("world"), py::arg("path"), py::arg("every") = 1,
+           py::arg("groups") = std::string("residuals,controls,sensors,energies,diagnostics"),
+           py::arg("chunk_rows") = 1024, py::arg("scene_path") = std::string(), py::arg("command_line") = std::string(),
+           py::keep_alive<1, 2>(),
+           "groups: the column groups after t, q and v, comma-separated (residuals, controls, sensors, reactions, "
+           "joint-forces, limits, friction, contacts, energies, diagnostics, all).")
+      .def("close", &io::Hdf5Logger::close, "Stops logging and puts the file in place.")
+      .def("detach", &io::Hdf5Logger::detach, "Stops logging steps; the file stays open until close().")
+      .def_property_readonly("columns", [](const io::Hdf5Logger& l) { return l.columns().names(); },
+                             "The column names (those of articula-run --csv).")
+      .def_property_readonly("rows", &io::Hdf5Logger::rows, "Rows logged so far.")
+      .def("__enter__", [](io::Hdf5Logger& l) -> io::Hdf5Logger& { return l; }, py::return_value_policy::reference)
+      .def("__exit__", [](io::Hdf5Logger& l, const py::object& type, const py::object&, const py::object&) {
+        if (type.is_none()) {
+          l.close();
+        } else {
+          l.detach();  // the temporary file goes with the logger
+        }
+      });
   m.attr("SCENE_FORMAT_VERSION") = io::kSceneFormatVersion;
 }
 
