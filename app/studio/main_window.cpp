@@ -12,6 +12,7 @@
 #include "timeline_widget.hpp"
 #include "viewport_widget.hpp"
 
+#include <articula/io/run_log.hpp>
 #include <articula/io/scene_file.hpp>
 #include <articula/viewer/debug_layers.hpp>
 #include <articula/viewer/overlay.hpp>
@@ -44,6 +45,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
@@ -356,6 +358,14 @@ void MainWindow::createActions() {
   connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
   m_exportAction = make(tr("&Export for Headless Run…"), "actionExport", QKeySequence(tr("Ctrl+E")));
   connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
+  m_exportHdf5Action = make(tr("Export Run to &HDF5…"), "actionExportHdf5");
+  m_exportHdf5Action->setToolTip(
+      tr("Write the recorded frames of this run as an HDF5 run log (as articula-run --hdf5)"));
+  connect(m_exportHdf5Action, &QAction::triggered, this, [this] {
+    const QString path = m_dialogs.saveFile(this, tr("Export Run to HDF5"), tr("HDF5 run logs (*.h5)"),
+                                            QFileInfo(m_document->displayName()).completeBaseName() + "-run.h5");
+    if (!path.isEmpty()) exportRunToHdf5(path.endsWith(".h5") ? path : path + ".h5");
+  });
   m_quitAction = make(tr("&Quit"), "actionQuit", QKeySequence::Quit);
   connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
@@ -450,6 +460,7 @@ void MainWindow::createMenus() {
   file->addAction(m_saveAction);
   file->addAction(m_saveAsAction);
   file->addAction(m_exportAction);
+  file->addAction(m_exportHdf5Action);
   file->addSeparator();
   file->addAction(m_quitAction);
 
@@ -921,7 +932,7 @@ void MainWindow::updateActions() {
   m_undoAction->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
   m_redoAction->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
   if (QWidget* history = findChild<QWidget*>("undoHistory")) history->setEnabled(!sim);
-  for (QAction* a : {m_playAction, m_pauseAction, m_stepAction, m_resetAction}) a->setEnabled(sim);
+  for (QAction* a : {m_playAction, m_pauseAction, m_stepAction, m_resetAction, m_exportHdf5Action}) a->setEnabled(sim);
   m_simulateAction->setChecked(sim);
   if (!sim) {
     m_timeLabel->clear();
@@ -1520,6 +1531,55 @@ bool MainWindow::saveReplay(const QString& path) {
     return false;
   }
   appendMessage(tr("Saved replay %1").arg(path));
+  return true;
+}
+
+bool MainWindow::exportRunToHdf5(const QString& path) {
+  if (!isSimulating()) return false;
+  auto fail = [&](const QString& problem) {
+    appendMessage(tr("Could not export the run to %1: %2").arg(path, problem));
+    m_dialogs.error(this, tr("Could not export the run"), problem);
+    return false;
+  };
+  const Recording recording = m_simulation->recordingCopy();
+  if (recording.size() == 0) return fail(tr("nothing is recorded yet"));
+  QProgressDialog progress(tr("Exporting %1 frames to %2…").arg(recording.size()).arg(QFileInfo(path).fileName()),
+                           tr("Cancel"), 0, static_cast<int>(recording.size()), this);
+  progress.setObjectName("exportHdf5Progress");
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(400);
+  try {
+    // The frames are restored into a world of the same design, one by one.
+    World world(m_document->designSpec());
+    world.enterSimulationMode();
+    recording.checkLayout(world);
+    io::LogGroups groups = io::parseLogGroups("all");
+    io::LogColumns columns(world, groups);
+    io::RunLogInfo info;
+    info.scenePath =
+        m_document->filePath().empty() ? m_document->displayName().toStdString() : m_document->filePath().string();
+    info.commandLine = "articula-studio: File > Export Run to HDF5";
+    info.options = io::optionsJson(world.getOptions());
+    io::Hdf5Log log(toPath(path), columns, info);
+    for (std::size_t i = 0; i < recording.size(); ++i) {
+      recording.restore(world, i);
+      columns.fill(world, log.nextRow());
+      log.append();
+      if (i % 64 == 0) {
+        progress.setValue(static_cast<int>(i));
+        if (progress.wasCanceled()) {
+          appendMessage(tr("Export to %1 cancelled; nothing was written").arg(path));
+          return false;  // the log's temporary file goes with it
+        }
+      }
+    }
+    log.setAttribute("source", "the recorded frames of a run in the studio");
+    log.commit();
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  progress.setValue(static_cast<int>(recording.size()));
+  appendMessage(tr("Exported %1 recorded frames to %2").arg(recording.size()).arg(path));
   return true;
 }
 

@@ -124,6 +124,9 @@ class MainWindow : public QMainWindow {
   /// nothing changes.
   bool loadReplay(const QString& path);
   bool saveReplay(const QString& path);
+  /// Writes the recorded frames of the run as an HDF5 run log (every column
+  /// group, as articula-run --hdf5 --log all); a progress dialog can cancel.
+  bool exportRunToHdf5(const QString& path);
 
   // ---- recovery ------------------------------------------------------------------
   /// The recovery file the design is autosaved to.
@@ -239,6 +242,7 @@ class MainWindow : public QMainWindow {
   QAction* m_saveAction = nullptr;
   QAction* m_saveAsAction = nullptr;
   QAction* m_exportAction = nullptr;
+  QAction* m_exportHdf5Action = nullptr;
   QAction* m_quitAction = nullptr;
   QAction* m_undoAction = nullptr;
   QAction* m_redoAction = nullptr;
