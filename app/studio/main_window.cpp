@@ -1556,8 +1556,9 @@ bool MainWindow::exportRunToHdf5(const QString& path) {
     io::LogGroups groups = io::parseLogGroups("all");
     io::LogColumns columns(world, groups);
     io::RunLogInfo info;
-    info.scenePath =
-        m_document->filePath().empty() ? m_document->displayName().toStdString() : m_document->filePath().string();
+    info.scenePath = m_document->filePath().empty()
+                         ? m_document->displayName().toStdString()
+                         : std::filesystem::absolute(m_document->filePath()).lexically_normal().string();
     info.commandLine = "articula-studio: File > Export Run to HDF5";
     info.options = io::optionsJson(world.getOptions());
     io::Hdf5Log log(toPath(path), columns, info);
