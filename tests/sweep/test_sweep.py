@@ -342,3 +342,21 @@ def test_sweep_of_a_scene_file_with_options(run_tool, tmp_path):
         assert h["q"][0, 1] == 0.3
         assert "--param actuator:shoulder_servo.kp=100" not in h.attrs["command_line"]
         assert "--worker 0" in h.attrs["command_line"]
+
+
+def test_example_sweep_and_reader(run_tool, tmp_path):
+    import subprocess
+    import sys
+    from conftest import SOURCE_DIR
+    example = SOURCE_DIR / "examples" / "sweeps"
+    p = run(run_tool, "sweep", example / "arm_gains.yaml", "--out", tmp_path / "arm", "--quiet")
+    assert "runs=20 ran=20 ok=20" in p.stdout
+    out = subprocess.run([sys.executable, str(example / "read_results.py"), str(tmp_path / "arm"), "--plot",
+                          str(tmp_path / "arm.png")], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, MPLBACKEND="Agg")).stdout
+    assert "actuator:shoulder_servo.kp" in out and "run 0: 201 rows" in out
+    assert (tmp_path / "arm.png").stat().st_size > 10000
+    rows = read_summary(tmp_path / "arm" / "summary.csv")
+    # A stiffer servo tracks its target closer: at t = 2 s the shoulder's target is 0.
+    finals = {r["actuator:shoulder_servo.kp"]: abs(float(r["final:q:shoulder"])) for r in rows}
+    assert finals["800"] < finals["400"] < finals["200"] < finals["100"]
