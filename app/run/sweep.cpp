@@ -369,6 +369,38 @@ std::string sceneReference(const SweepSpec& spec) {
   return input.file.empty() ? "builtin:" + input.scene : input.file;
 }
 
+// DIR/manifest.yaml: the sweep's and the scene's hashes, and every run's
+// values and status (pending until its result is there).
+void writeManifest(const SweepSpec& spec, const std::vector<std::vector<std::string>>& runs, const fs::path& out,
+                   const std::string& sceneSha) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "format" << YAML::Value << "articula sweep 1";
+  e << YAML::Key << "sweep" << YAML::Value << spec.file.string();
+  e << YAML::Key << "sweep_sha256" << YAML::Value << spec.sha256;
+  e << YAML::Key << "scene" << YAML::Value << sceneReference(spec);
+  e << YAML::Key << "scene_sha256" << YAML::Value << YAML::DoubleQuoted << sceneSha;
+  e << YAML::Key << "parameters" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const SweepParameter& p : spec.parameters) e << p.name;
+  e << YAML::EndSeq;
+  e << YAML::Key << "metrics" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const SweepMetric& m : spec.metrics) e << m.text;
+  e << YAML::EndSeq;
+  e << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::optional<RunResult> r = readResult(out, static_cast<long>(i));
+    e << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "run" << YAML::Value << i;
+    e << YAML::Key << "values" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& v : runs[i]) e << YAML::DoubleQuoted << v;
+    e << YAML::EndSeq;
+    e << YAML::Key << "status" << YAML::Value << (r && r->values == runs[i] ? r->status : std::string("pending"));
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  writeText(out / "manifest.yaml", std::string(e.c_str()) + "\n");
+}
+
 // Creates or checks DIR/manifest.yaml.
 void prepareFolder(const SweepSpec& spec, const std::vector<std::vector<std::string>>& runs, const SweepOptions& o) {
   std::error_code ec;
@@ -401,27 +433,7 @@ void prepareFolder(const SweepSpec& spec, const std::vector<std::vector<std::str
   }
   fs::create_directories(o.out / "runs", ec);
   if (ec) throw CliError("--out " + o.out.string() + ": cannot create the folder: " + ec.message());
-  YAML::Emitter e;
-  e << YAML::BeginMap;
-  e << YAML::Key << "format" << YAML::Value << "articula sweep 1";
-  e << YAML::Key << "sweep" << YAML::Value << spec.file.string();
-  e << YAML::Key << "sweep_sha256" << YAML::Value << spec.sha256;
-  e << YAML::Key << "scene" << YAML::Value << sceneReference(spec);
-  e << YAML::Key << "scene_sha256" << YAML::Value << YAML::DoubleQuoted << scene;
-  e << YAML::Key << "parameters" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-  for (const SweepParameter& p : spec.parameters) e << p.name;
-  e << YAML::EndSeq;
-  e << YAML::Key << "metrics" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-  for (const SweepMetric& m : spec.metrics) e << m.text;
-  e << YAML::EndSeq;
-  e << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
-  for (const auto& values : runs) {
-    e << YAML::Flow << YAML::BeginSeq;
-    for (const auto& v : values) e << YAML::DoubleQuoted << v;
-    e << YAML::EndSeq;
-  }
-  e << YAML::EndSeq << YAML::EndMap;
-  writeText(manifest, std::string(e.c_str()) + "\n");
+  writeManifest(spec, runs, o.out, scene);
 }
 
 // Runs without a usable result (with retryFailed: or with a failed one).
@@ -486,6 +498,7 @@ Counts writeSummary(const SweepSpec& spec, const std::vector<std::vector<std::st
 
 int report(const SweepSpec& spec, const std::vector<std::vector<std::string>>& runs, const fs::path& out, long ran,
            double wall) {
+  writeManifest(spec, runs, out, sceneHash(spec));
   const Counts c = writeSummary(spec, runs, out);
   if (c.missing > 0) {
     std::cerr << "articula-run: " << c.missing << " of " << runs.size()

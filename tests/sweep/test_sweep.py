@@ -265,6 +265,10 @@ def test_failures_are_recorded_and_the_sweep_goes_on(run_tool, tmp_path):
     assert "must be >= 0" in rows[2]["message"]
     assert "energy" in rows[1]["message"]
     assert rows[2]["final:q:shoulder"] == "nan"
+    manifest = (tmp_path / "s.sweep" / "manifest.yaml").read_text()
+    assert manifest.count("status: ok") == 2 and manifest.count("status: failed") == 2
+    assert manifest.count("status: diverged") == 2 and "pending" not in manifest
+    assert "scene: builtin:double-pendulum" in manifest
     assert rows[0]["steps"] == "1000" and rows[0]["diverged"] == "0" and rows[1]["diverged"] == "1"
     # Each run's metrics are those of its own HDF5 log.
     for r in rows:
