@@ -109,29 +109,8 @@ JointSpec* findJoint(WorldSpec& spec, const ParameterValue& p, const std::string
   return found;
 }
 
-int jointDofs(JointType type) {
-  switch (type) {
-    case JointType::Weld:
-      return 0;
-    case JointType::Revolute:
-    case JointType::Prismatic:
-    case JointType::Screw:
-      return 1;
-    case JointType::Universal:
-      return 2;
-    case JointType::Ball:
-    case JointType::Euler:
-    case JointType::Planar:
-    case JointType::Translational:
-      return 3;
-    case JointType::Free:
-      return 6;
-  }
-  return 0;
-}
-
 void setJointField(JointSpec& joint, const ParameterValue& p, const std::string& field) {
-  const int n = jointDofs(joint.type);
+  const int n = numDofs(joint.type);
   if (n == 0) fail(p, "the joint is a weld joint: it has no degrees of freedom");
   auto all = [n](VectorXd& values, double x) { values = VectorXd::Constant(n, x); };
   if (field == "damping") {
