@@ -12,7 +12,9 @@
 #include <atomic>
 #include <charconv>
 #include <limits>
+#include <mutex>
 #include <system_error>
+#include <vector>
 
 #ifndef ARTICULA_VERSION_STRING
 #define ARTICULA_VERSION_STRING "unknown"
@@ -54,6 +56,34 @@ void writeTextArrayAttribute(H5::H5Object& object, const std::string& name, cons
   attribute.write(type, texts.data());
 }
 
+// Files that do not rely on file locks (network file systems of clusters
+// often have none) and that keep large attributes (thousands of column
+// names) in dense storage rather than the 64 KiB object header.
+H5::FileAccPropList fileAccess() {
+  H5::FileAccPropList access;
+  H5Pset_file_locking(access.getId(), false, true);
+  H5Pset_libver_bounds(access.getId(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  return access;
+}
+
+// Closes a file once. When the close fails (its last writes fail too, e.g.
+// on a full disk), HDF5 1.10 leaves the identifier half closed and closing
+// it again crashes: the object is then abandoned (kept reachable, never
+// destroyed) and the error goes on.
+void closeFile(std::unique_ptr<H5::H5File>& file) {
+  if (!file) return;
+  try {
+    file->close();
+    file.reset();
+  } catch (const H5::Exception&) {
+    static std::mutex mutex;
+    static auto* abandoned = new std::vector<H5::H5File*>;
+    const std::lock_guard<std::mutex> lock(mutex);
+    abandoned->push_back(file.release());
+    throw;
+  }
+}
+
 std::string hdf5Message(const H5::Exception& e) {
   std::string message = e.getDetailMsg();
   return message.empty() ? std::string("HDF5 error") : message;
@@ -64,7 +94,7 @@ std::string hdf5Message(const H5::Exception& e) {
 struct Hdf5Log::Impl {
   fs::path target;
   fs::path temp;
-  H5::H5File file;
+  std::unique_ptr<H5::H5File> file;
   std::vector<LogBlock> blocks;
   std::vector<H5::DataSet> sets;
   int columns = 0;
@@ -73,6 +103,7 @@ struct Hdf5Log::Impl {
   int buffered = 0;
   std::int64_t rows = 0;
   bool open = false;
+  bool broken = false;  ///< a write failed: nothing more is written, commit() fails
   bool committed = false;
 
   void flush() {
@@ -108,11 +139,16 @@ struct Hdf5Log::Impl {
     buffered = 0;
   }
 
+  // Closes and removes the temporary file. It is emptied first: after a
+  // write failed for want of space, closing then has the room it needs.
   void discard() {
+    buffered = 0;
     if (open) {
+      std::error_code ec;
+      fs::resize_file(temp, 0, ec);
       try {
         sets.clear();
-        file.close();
+        closeFile(file);
       } catch (const H5::Exception&) {
       }
       open = false;
@@ -138,7 +174,7 @@ Hdf5Log::Hdf5Log(const fs::path& target, const LogColumns& columns, const RunLog
   d.temp = folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
                      std::to_string(g_tempCounter++));
   try {
-    d.file = H5::H5File(d.temp.string(), H5F_ACC_EXCL);
+    d.file = std::make_unique<H5::H5File>(d.temp.string(), H5F_ACC_EXCL, H5::FileCreatPropList::DEFAULT, fileAccess());
     d.open = true;
     for (const LogBlock& block : d.blocks) {
       H5::DSetCreatPropList properties;
@@ -153,18 +189,22 @@ Hdf5Log::Hdf5Log(const fs::path& target, const LogColumns& columns, const RunLog
       // No modification times in the object headers: the same rows make the same bytes.
       H5Pset_obj_track_times(properties.getId(), false);
       H5::DataSpace space(rank, dims, maxDims);
-      H5::DataSet set = d.file.createDataSet(block.dataset, H5::PredType::IEEE_F64LE, space, properties);
+      // No chunk cache: rows arrive a whole chunk at a time, so a chunk goes
+      // to the file when it is written (and a write error shows there).
+      H5::DSetAccPropList access;
+      H5Pset_chunk_cache(access.getId(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+      H5::DataSet set = d.file->createDataSet(block.dataset, H5::PredType::IEEE_F64LE, space, properties, access);
       const auto first = columns.names().begin() + block.offset;
       writeTextArrayAttribute(set, "columns", std::vector<std::string>(first, first + block.size));
       d.sets.push_back(std::move(set));
     }
-    writeTextAttribute(d.file, "format", "articula run log 1");
-    writeTextAttribute(d.file, "engine_version", ARTICULA_VERSION_STRING);
-    writeTextAttribute(d.file, "scene_path", info.scenePath);
-    writeTextAttribute(d.file, "scene_sha256", info.sceneSha256);
-    writeTextAttribute(d.file, "command_line", info.commandLine);
-    writeTextAttribute(d.file, "options", info.options);
-    writeTextArrayAttribute(d.file, "columns", columns.names());
+    writeTextAttribute(*d.file, "format", "articula run log 1");
+    writeTextAttribute(*d.file, "engine_version", ARTICULA_VERSION_STRING);
+    writeTextAttribute(*d.file, "scene_path", info.scenePath);
+    writeTextAttribute(*d.file, "scene_sha256", info.sceneSha256);
+    writeTextAttribute(*d.file, "command_line", info.commandLine);
+    writeTextAttribute(*d.file, "options", info.options);
+    writeTextArrayAttribute(*d.file, "columns", columns.names());
   } catch (const H5::Exception& e) {
     d.discard();
     throw FileAccessError(target, "cannot create the HDF5 log: " + hdf5Message(e));
@@ -176,17 +216,21 @@ Hdf5Log::~Hdf5Log() {
 }
 
 double* Hdf5Log::nextRow() {
-  return m_impl->buffer.data() + static_cast<std::size_t>(m_impl->buffered) * static_cast<std::size_t>(m_impl->columns);
+  Impl& d = *m_impl;
+  // After a failed write rows go to a scratch row that append() refuses.
+  const std::size_t row = d.open && !d.broken ? static_cast<std::size_t>(d.buffered) : 0;
+  return d.buffer.data() + row * static_cast<std::size_t>(d.columns);
 }
 
 void Hdf5Log::append() {
   Impl& d = *m_impl;
-  if (!d.open) throw FileAccessError(d.target, "the HDF5 log is closed");
+  if (!d.open || d.broken) throw FileAccessError(d.target, "the HDF5 log is closed after a failed write");
   if (++d.buffered < d.chunkRows) return;
   try {
     d.flush();
   } catch (const H5::Exception& e) {
-    d.discard();
+    d.broken = true;
+    d.buffered = 0;
     throw FileAccessError(d.target, "cannot write the HDF5 log: " + hdf5Message(e));
   }
 }
@@ -198,9 +242,9 @@ void Hdf5Log::append(const double* row) {
 
 void Hdf5Log::setAttribute(const std::string& name, const std::string& value) {
   Impl& d = *m_impl;
-  if (!d.open) throw FileAccessError(d.target, "the HDF5 log is closed");
+  if (!d.open || d.broken) throw FileAccessError(d.target, "the HDF5 log is closed after a failed write");
   try {
-    writeTextAttribute(d.file, name, value);
+    writeTextAttribute(*d.file, name, value);
   } catch (const H5::Exception& e) {
     throw FileAccessError(d.target, "cannot write the attribute " + name + ": " + hdf5Message(e));
   }
@@ -210,10 +254,14 @@ void Hdf5Log::commit() {
   Impl& d = *m_impl;
   if (d.committed) return;
   if (!d.open) throw FileAccessError(d.target, "the HDF5 log is closed");
+  if (d.broken) {
+    d.discard();
+    throw FileAccessError(d.target, "a write failed earlier; the log was not written");
+  }
   try {
     d.flush();
     d.sets.clear();
-    d.file.close();
+    closeFile(d.file);
     d.open = false;
   } catch (const H5::Exception& e) {
     d.discard();
@@ -283,7 +331,9 @@ void writeSweepTable(const fs::path& target, const SweepTable& table) {
   const hsize_t np = table.parameterNames.size();
   const hsize_t nm = table.metricNames.size();
   try {
-    H5::H5File file(temp.string(), H5F_ACC_EXCL);
+    auto owned =
+        std::make_unique<H5::H5File>(temp.string(), H5F_ACC_EXCL, H5::FileCreatPropList::DEFAULT, fileAccess());
+    H5::H5File& file = *owned;
     const hsize_t dims[1] = {n};
     H5::DataSet run = file.createDataSet("run", H5::PredType::STD_I64LE, H5::DataSpace(1, dims), reproducible());
     if (n > 0) run.write(table.run.data(), H5::PredType::NATIVE_INT64);
@@ -316,7 +366,7 @@ void writeSweepTable(const fs::path& target, const SweepTable& table) {
       writeTextArrayAttribute(m, "columns", table.metricNames);
     }
     for (const auto& [name, value] : table.attributes) writeTextAttribute(file, name, value);
-    file.close();
+    closeFile(owned);
   } catch (const H5::Exception& e) {
     std::error_code ec;
     fs::remove(temp, ec);
@@ -363,9 +413,14 @@ std::int64_t Hdf5Logger::rows() const {
 }
 
 void Hdf5Logger::onStep(const World& world) {
-  if (++m_steps % static_cast<std::uint64_t>(m_every) != 0) return;
+  if (m_failed || ++m_steps % static_cast<std::uint64_t>(m_every) != 0) return;
   m_columns.fill(world, m_log->nextRow());
-  m_log->append();
+  try {
+    m_log->append();
+  } catch (const FileAccessError&) {
+    m_failed = true;  // reported once, by this step; later steps log nothing and close() fails
+    throw;
+  }
 }
 
 }  // namespace articula::io

@@ -164,7 +164,7 @@ int LogColumns::find(const std::string& name) const {
 }
 
 bool LogColumns::allocationFree() const {
-  return !m_groups.reactions && !m_groups.jointForces && !m_groups.limits && !m_groups.friction;
+  return !m_groups.reactions && !m_groups.jointForces && !m_groups.limits && !m_groups.friction && !m_groups.contacts;
 }
 
 void LogColumns::fill(const World& world, double* row) {

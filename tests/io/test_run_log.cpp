@@ -15,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -221,6 +224,54 @@ class TestRunLog : public QObject {
     QCOMPARE(folderContents(dir.path().toStdString()), std::vector<std::string>{"run.h5"});
     auto world = servoArm();
     QVERIFY_THROWS_EXCEPTION(FileAccessError, io::Hdf5Logger(*world, file.parent_path() / "no" / "run.h5"));
+  }
+
+  // A write that fails (here the file size limit) throws out of the step
+  // that met it; later steps log nothing, close() fails, nothing is left.
+  void failedWriteStopsTheLogger() {
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "run.h5";
+    auto world = servoArm();
+    io::Hdf5Logger::Options o;
+    o.chunkRows = 16;
+    io::Hdf5Logger logger(*world, file, o);
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit previous{};
+    getrlimit(RLIMIT_FSIZE, &previous);
+    rlimit limit = previous;
+    limit.rlim_cur = 16 * 1024;
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int thrown = 0;
+    for (int k = 0; k < 2000; ++k) {
+      try {
+        world->step();
+      } catch (const FileAccessError& e) {
+        ++thrown;
+        QVERIFY(std::string(e.what()).find("cannot write the HDF5 log") != std::string::npos);
+      }
+    }
+    setrlimit(RLIMIT_FSIZE, &previous);
+    std::signal(SIGXFSZ, SIG_DFL);
+    QCOMPARE(thrown, 1);
+    QVERIFY_THROWS_EXCEPTION(FileAccessError, logger.close());
+    world->step(10);  // detached
+    QVERIFY(folderContents(dir.path().toStdString()).empty());
+  }
+
+  // Thousands of columns: their names outgrow an object header (64 KiB).
+  void thousandsOfColumns() {
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "run.h5";
+    World world;
+    for (int i = 0; i < 700; ++i) world.addRigidBody("a_rather_long_body_name_" + std::to_string(i));
+    world.enterSimulationMode();
+    io::Hdf5Logger logger(world, file);
+    world.step(3);
+    logger.close();
+    QCOMPARE(logger.columns().size(), 1 + 700 * 13 + 8);
+    std::vector<hsize_t> shape;
+    readDataset(file, "q", &shape);
+    QCOMPARE(shape, (std::vector<hsize_t>{4, 4900}));
   }
 
   // The same rows make the same bytes (no time stamps in the file).

@@ -68,7 +68,8 @@ class LogColumns {
   /// The index of a column name, or -1.
   int find(const std::string& name) const;
   /// Whether filling a row allocates nothing (reactions, joint-forces,
-  /// limits and friction read the joints' reactions, which allocate).
+  /// limits and friction read the joints' reactions, which allocate; the
+  /// contact wrenches are not checked for it).
   bool allocationFree() const;
 
   /// Fills `row` (size() values) from the world as it is now.
@@ -165,7 +166,9 @@ void writeSweepTable(const std::filesystem::path& target, const SweepTable& tabl
 
 /// A step observer that logs a world to HDF5: every `every`-th step (and
 /// the state when attached) becomes a row. Allocation-free per step when
-/// LogColumns::allocationFree() (the default groups).
+/// LogColumns::allocationFree() (the default groups). A failed write (a
+/// full disk) throws out of the step that met it; the logger then logs
+/// nothing more and close() throws.
 class Hdf5Logger {
  public:
   struct Options {
@@ -203,6 +206,7 @@ class Hdf5Logger {
   bool m_attached = false;
   int m_every = 1;
   std::uint64_t m_steps = 0;
+  bool m_failed = false;  ///< a write failed: the step that met it threw; later steps are not logged
 };
 
 }  // namespace articula::io
