@@ -1562,9 +1562,30 @@ bool MainWindow::exportRunToHdf5(const QString& path) {
     info.commandLine = "articula-studio: File > Export Run to HDF5";
     info.options = io::optionsJson(world.getOptions());
     io::Hdf5Log log(toPath(path), columns, info);
+    // Forces, reactions, contacts and diagnostics are outputs of the step
+    // that reached a frame, not part of it: a frame that follows its
+    // predecessor by one step is reached again by restoring that one and
+    // stepping (bit for bit, as a resumed replay is). Other frames (thinned
+    // recordings) get NaN there; the first is the start, with no step yet.
+    std::vector<std::pair<int, int>> outputs;
+    for (const io::LogBlock& b : columns.blocks()) {
+      for (const char* name : {"force", "reaction", "jointforce", "limit", "friction", "contact", "diagnostics"}) {
+        if (b.dataset == name) outputs.emplace_back(b.offset, b.size);
+      }
+    }
     for (std::size_t i = 0; i < recording.size(); ++i) {
-      recording.restore(world, i);
-      columns.fill(world, log.nextRow());
+      const bool follows = i > 0 && recording.frameInfo(i).step == recording.frameInfo(i - 1).step + 1;
+      if (follows) {
+        recording.restore(world, i - 1);
+        world.step();
+      } else {
+        recording.restore(world, i);
+      }
+      double* row = log.nextRow();
+      columns.fill(world, row);
+      if (!follows && i > 0) {
+        for (const auto& [offset, size] : outputs) std::fill(row + offset, row + offset + size, std::nan(""));
+      }
       log.append();
       if (i % 64 == 0) {
         progress.setValue(static_cast<int>(i));

@@ -531,7 +531,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(frames, std::size_t{151});
     QProcess run;
     run.start(ARTICULA_RUN_EXE, {"run", QString::fromStdString((kScenes / "four_bar.articula").string()), "--steps",
-                                 "150", "--csv", dir.filePath("run.csv"), "--quiet"});
+                                 "150", "--csv", dir.filePath("run.csv"), "--log", "all", "--quiet"});
     QVERIFY(run.waitForFinished() && run.exitCode() == 0);
     QFile csv(dir.filePath("run.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
@@ -544,6 +544,22 @@ class MainWindowTest : public QObject {
       QCOMPARE(t[row], fields[0].toDouble());
       for (std::size_t k = 0; k < 3; ++k) QCOMPARE(q[3 * row + k], fields[static_cast<qsizetype>(k) + 1].toDouble());
     }
+    // The step outputs too: the joint reactions of every frame (3 joints × 6).
+    const QStringList header = lines[0].split(',');
+    const qsizetype first = header.indexOf(QString("reaction:four_bar/crank_joint:fx"));
+    QVERIFY(first > 0);
+    const std::vector<double> reactions = dump("/reaction");
+    QCOMPARE(reactions.size(), frames * 18);
+    double largest = 0.0;
+    for (std::size_t row = 0; row < frames; ++row) {
+      const QStringList fields = lines[static_cast<qsizetype>(row) + 1].split(',');
+      for (std::size_t k = 0; k < 18; ++k) {
+        const double expected = fields[first + static_cast<qsizetype>(k)].toDouble();
+        QCOMPARE(reactions[18 * row + k], expected);
+        largest = std::max(largest, std::abs(expected));
+      }
+    }
+    QVERIFY(largest > 1.0);  // the crank carries the linkage's weight
     QCOMPARE(dump("/residual").size(), frames * window_->document()->world().numLoopClosures());
     QVERIFY(window_->messagesText().contains("recorded frames to"));
     window_->leaveSimulation();
