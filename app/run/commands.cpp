@@ -413,6 +413,12 @@ RunOutcome executeRun(const RunOptions& o, const RowObserver& observeRow) {
   progress.finish(good, t);
 
   const bool diverged = !failure.empty();
+  if (!diverged && observeRow && hdf5 && written != good) {
+    // The metrics see the last state even when --every skipped it.
+    std::vector<double> last(static_cast<std::size_t>(logColumns->size()));
+    logColumns->fill(world, t, q, v, last.data());
+    observeRow(*logColumns, last.data());
+  }
   if (diverged && (csv.enabled() || hdf5) && written != good) {
     try {
       world.setPositions(q);

@@ -55,7 +55,11 @@ int main(int argc, char** argv) {
     usageError("unknown command '" + command + "' (" + hint + ")");
   } catch (const CliError& e) {
     std::cerr << "articula-run: " << e.what() << "\n";
-    if (e.usageHint()) std::cerr << "run 'articula-run --help' for the commands and options\n";
+    if (e.usageHint()) {
+      const bool sweep = !args.empty() && args[0] == "sweep";
+      std::cerr << "run 'articula-run " << (sweep ? "sweep " : "") << "--help' for the "
+                << (sweep ? "sweep options" : "commands and options") << "\n";
+    }
     return kExitBadInput;
   } catch (const articula::io::ImportError& e) {
     std::cerr << "articula-run: " << e.what() << "\n";

@@ -18,7 +18,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -332,6 +334,8 @@ void runLocally(const SweepSpec& spec, const std::vector<std::vector<std::string
   while (next < pending.size() || !running.empty()) {
     while (next < pending.size() && static_cast<int>(running.size()) < jobs) {
       const long run = pending[next++];
+      std::error_code ec;
+      fs::remove(resultPath(out, run), ec);  // a stale result must not stand for this attempt
       running[spawnWorker(self, spec, out, run)] = run;
     }
     int status = 0;
@@ -364,6 +368,17 @@ std::string sceneHash(const SweepSpec& spec) {
   }
 }
 
+// SHA-256 of the controls CSV (options: controls), or empty.
+std::string controlsHash(const SweepSpec& spec) {
+  const std::string& file = spec.base.setup.controls;
+  if (file.empty()) return {};
+  try {
+    return io::sha256Hex(readInputFile(file, kMaxTextFileBytes, "a controls file"));
+  } catch (const FileAccessError& e) {
+    throw CliError(e.what());
+  }
+}
+
 std::string sceneReference(const SweepSpec& spec) {
   const InputOptions& input = spec.base.setup.input;
   return input.file.empty() ? "builtin:" + input.scene : input.file;
@@ -380,6 +395,7 @@ void writeManifest(const SweepSpec& spec, const std::vector<std::vector<std::str
   e << YAML::Key << "sweep_sha256" << YAML::Value << spec.sha256;
   e << YAML::Key << "scene" << YAML::Value << sceneReference(spec);
   e << YAML::Key << "scene_sha256" << YAML::Value << YAML::DoubleQuoted << sceneSha;
+  e << YAML::Key << "controls_sha256" << YAML::Value << YAML::DoubleQuoted << controlsHash(spec);
   e << YAML::Key << "parameters" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const SweepParameter& p : spec.parameters) e << p.name;
   e << YAML::EndSeq;
@@ -400,6 +416,8 @@ void writeManifest(const SweepSpec& spec, const std::vector<std::vector<std::str
   e << YAML::EndSeq << YAML::EndMap;
   writeText(out / "manifest.yaml", std::string(e.c_str()) + "\n");
 }
+
+std::string activeJob(const fs::path& out);
 
 // Creates or checks DIR/manifest.yaml.
 void prepareFolder(const SweepSpec& spec, const std::vector<std::vector<std::string>>& runs, const SweepOptions& o) {
@@ -423,9 +441,19 @@ void prepareFolder(const SweepSpec& spec, const std::vector<std::vector<std::str
       throw CliError(o.out.string() + " holds results for another version of the scene " + sceneReference(spec) +
                      " (its SHA-256 differs); use --restart to discard them, or another --out");
     }
+    const std::string controlsSha = n["controls_sha256"] ? n["controls_sha256"].as<std::string>() : "";
+    if (controlsSha != controlsHash(spec)) {
+      throw CliError(o.out.string() + " holds results made with another version of the controls file " +
+                     spec.base.setup.controls + "; use --restart to discard them, or another --out");
+    }
+    fs::create_directories(o.out / "runs", ec);
     return;
   }
   if (o.restart) {
+    if (const std::string job = activeJob(o.out); !job.empty()) {
+      throw CliError("--restart: Slurm job " + job + " still works in " + o.out.string() + "; scancel " + job +
+                     " first");
+    }
     fs::remove_all(o.out / "runs", ec);
     fs::remove_all(o.out / "slurm", ec);
     fs::remove(o.out / "summary.csv", ec);
@@ -525,16 +553,62 @@ std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
-// Runs a command, returns (exit status, its output).
-std::pair<int, std::string> capture(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, std::string()};
-  std::string output;
+struct Captured {
+  int status = -1;  ///< exit status (-1: could not run or killed)
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+// Runs a shell command; its stdout and stderr apart (site scripts print
+// notes on stderr that must not be read as a job id).
+Captured capture(const std::string& command, const fs::path& folder) {
+  Captured c;
+  const fs::path errors = folder / (".stderr-" + std::to_string(::getpid()));
+  FILE* pipe = ::popen((command + " 2>" + shellQuote(errors.string())).c_str(), "r");
+  if (!pipe) return c;
   char buffer[4096];
   std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) c.out.append(buffer, n);
   const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(errors);
+  c.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::error_code ec;
+  fs::remove(errors, ec);
+  return c;
+}
+
+// The job id sbatch --parsable printed: its last line "ID" or "ID;CLUSTER".
+std::string parseJobId(const std::string& out) {
+  std::string job;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    const std::size_t end = std::min(out.find('\n', start), out.size());
+    const std::string line = out.substr(start, end - start);
+    const std::string id = line.substr(0, line.find(';'));
+    if (!id.empty() && id.find_first_not_of("0123456789") == std::string::npos) job = id;
+    start = end + 1;
+  }
+  return job;
+}
+
+// Whether Slurm still lists `job` (queued or running); nullopt when squeue fails.
+std::optional<bool> jobActive(const std::string& job, const fs::path& folder) {
+  const Captured c = capture("squeue -h -j " + job + " -o %i", folder);
+  // Without accounting, a job that left the queue has ended: squeue lists
+  // nothing, or (once the record is purged) rejects the id.
+  if (c.err.find("Invalid job id") != std::string::npos) return false;
+  if (c.status != 0) return std::nullopt;
+  return c.out.find_first_not_of(" \n") != std::string::npos;
+}
+
+// The job of the last submission into `out`, if it is still queued or running.
+std::string activeJob(const fs::path& out) {
+  std::ifstream in(out / "slurm" / "job");
+  std::string job;
+  if (!(in >> job)) return {};
+  const std::optional<bool> active = jobActive(job, out);
+  return active.value_or(true) ? job : std::string();
 }
 
 std::vector<long> readPending(const fs::path& out) {
@@ -566,9 +640,14 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
               const std::vector<long>& pending, const SweepOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   if (pending.empty()) return report(spec, runs, o.out, 0, 0.0);
-  const auto [which, where] = capture("command -v sbatch");
-  if (which != 0) throw CliError("--slurm: sbatch was not found on PATH (Slurm's client tools are needed)");
-  (void)where;
+  if (capture("command -v sbatch", o.out).status != 0) {
+    throw CliError("--slurm: sbatch was not found on PATH (Slurm's client tools are needed)");
+  }
+  if (const std::string job = activeJob(o.out); !job.empty()) {
+    throw CliError("--slurm: job " + job + " of an earlier submission into " + o.out.string() +
+                   " is still queued or running; wait for it (or scancel " + job +
+                   "), then 'articula-run sweep collect' or rerun");
+  }
   const long chunk = o.chunk > 0 ? o.chunk : std::max<long>(1, (static_cast<long>(pending.size()) + 99) / 100);
   const long tasks = (static_cast<long>(pending.size()) + chunk - 1) / chunk;
   const fs::path dir = o.out / "slurm";
@@ -579,10 +658,16 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
   writeText(dir / "pending", list);
   // A stale result of a run about to run again must not count as its new one.
   for (const long r : pending) fs::remove(resultPath(o.out, r), ec);
+  // In #SBATCH lines a value is quoted for spaces, and % starts a file-name pattern.
+  std::string output;
+  for (const char c : (dir / "task-%a.out").string()) output += c == '"' ? std::string("\\\"") : std::string(1, c);
+  for (std::size_t at = output.find('%'); at != std::string::npos; at = output.find('%', at + 2)) {
+    if (output.compare(at, 2, "%a") != 0) output.insert(at, "%");
+  }
   std::string script = "#!/bin/sh\n#SBATCH --job-name=articula-sweep\n";
   script += "#SBATCH --array=0-" + std::to_string(tasks - 1) +
             (o.arrayLimit > 0 ? "%" + std::to_string(o.arrayLimit) : std::string()) + "\n";
-  script += "#SBATCH --output=" + (dir / "task-%a.out").string() + "\n";
+  script += "#SBATCH --output=\"" + output + "\"\n";
   script += "#SBATCH --cpus-per-task=1\n";
   if (!o.partition.empty()) script += "#SBATCH --partition=" + o.partition + "\n";
   if (!o.time.empty()) script += "#SBATCH --time=" + o.time + "\n";
@@ -591,10 +676,11 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
             shellQuote(o.out.string()) + " --task \"$SLURM_ARRAY_TASK_ID\" --chunk " + std::to_string(chunk) + "\n";
   const fs::path scriptFile = dir / "sweep.sbatch";
   writeText(scriptFile, script);
-  const auto [rc, output] = capture("sbatch --parsable " + shellQuote(scriptFile.string()));
-  std::string job = output.substr(0, output.find_first_of(";\n"));
-  if (rc != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos) {
-    throw CliError("--slurm: sbatch failed (exit code " + std::to_string(rc) + "): " + output);
+  const Captured submitted = capture("sbatch --parsable " + shellQuote(scriptFile.string()), o.out);
+  const std::string job = parseJobId(submitted.out);
+  if (submitted.status != 0 || job.empty()) {
+    throw CliError("--slurm: sbatch failed (exit code " + std::to_string(submitted.status) + "): " + submitted.err +
+                   submitted.out);
   }
   writeText(dir / "job", job + "\n");
   if (!o.quiet) {
@@ -608,29 +694,38 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
   }
   SweepProgress progress(!o.quiet && isatty(STDERR_FILENO) != 0, static_cast<long>(pending.size()));
   int squeueErrors = 0;
-  while (true) {
-    const auto [status, queue] = capture("squeue -h -j " + job + " -o %i");
-    long done = 0, failed = 0;
+  auto count = [&](long* failed) {
+    long done = 0;
+    *failed = 0;
     for (const long r : pending) {
       if (const std::optional<RunResult> result = readResult(o.out, r)) {
         ++done;
-        if (result->status == "failed") ++failed;
+        if (result->status == "failed") ++*failed;
       }
     }
+    return done;
+  };
+  while (true) {
+    const std::optional<bool> active = jobActive(job, o.out);
+    long failed = 0;
+    const long done = count(&failed);
     progress.update(done, failed);
-    // Without accounting, a job that left the queue has ended: squeue lists
-    // nothing, or (once the record is purged) rejects the id.
-    const bool gone = (status == 0 && queue.find_first_not_of(" \n") == std::string::npos) ||
-                      queue.find("Invalid job id") != std::string::npos;
-    if (gone) {
+    if (active == false) {
       progress.finish(done, failed);
       break;
     }
-    if (status != 0 && ++squeueErrors > 120) {
-      throw CliError("--slurm: squeue keeps failing (" + queue + "); the job " + job +
+    if (!active && ++squeueErrors > 120) {
+      throw CliError("--slurm: squeue keeps failing; the job " + job +
                      " may still run: 'articula-run sweep collect' merges its results later");
     }
-    if (status == 0) squeueErrors = 0;
+    if (active) squeueErrors = 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  // Results written on other nodes may take a moment to show on a network
+  // file system: wait up to 10 s for the missing ones.
+  for (int wait = 0; wait < 20; ++wait) {
+    long failed = 0;
+    if (count(&failed) == static_cast<long>(pending.size())) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   // Runs whose task ended without a result (a time limit, a cancelled job).
@@ -643,12 +738,50 @@ int slurmMain(const SweepSpec& spec, const std::vector<std::vector<std::string>>
     missing.status = "failed";
     missing.exitCode = 1;
     missing.message = "no result: its Slurm array task ended without one (see " +
-                      (dir / ("task-" + std::to_string(static_cast<long>(i) / chunk) + ".out")).string() + ")";
+                      (dir / ("task-" + std::to_string(static_cast<long>(i) / chunk) + ".out")).string() +
+                      "); --retry-failed runs it again";
     missing.metrics.assign(spec.metrics.size(), std::nan(""));
     writeResult(o.out, missing);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report(spec, runs, o.out, static_cast<long>(pending.size()), wall);
+}
+
+// One sweep at a time in a folder: an exclusive lock on DIR/.lock, held
+// while this process runs (released by the kernel if it dies).
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& out) {
+    m_fd = ::open((out / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) throw CliError(out.string() + ": cannot create its lock file: " + std::strerror(errno));
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(m_fd);
+      throw CliError("another 'articula-run sweep' is working in " + out.string() + "; wait for it to end");
+    }
+  }
+  ~FolderLock() { ::close(m_fd); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int m_fd = -1;
+};
+
+// A worker or array task re-reads the sweep file: it must be the one the
+// sweep started with (queued tasks can start hours later).
+void checkUnchanged(const SweepSpec& spec, const fs::path& out) {
+  const fs::path manifest = out / "manifest.yaml";
+  std::string sha;
+  try {
+    const YAML::Node n = YAML::Load(readInputFile(manifest, kMaxTextFileBytes, "a sweep manifest"));
+    sha = n["sweep_sha256"] ? n["sweep_sha256"].as<std::string>() : "";
+  } catch (const std::exception& e) {
+    throw CliError(manifest.string() + ": unreadable (" + e.what() + ")");
+  }
+  if (sha != spec.sha256) {
+    throw CliError(spec.file.string() + " changed after the sweep in " + out.string() +
+                   " started (its SHA-256 differs from the manifest's); rerun the sweep with --restart");
+  }
 }
 
 SweepOptions parseSweep(const std::vector<std::string>& argv) {
@@ -716,6 +849,7 @@ SweepOptions parseSweep(const std::vector<std::string>& argv) {
     usageError("--partition, --time, --array-limit, --sbatch-option and --no-wait go with --slurm");
   }
   if (o.slurm && o.jobs > 0) usageError("--jobs is for local runs; with --slurm the cluster decides");
+  if (!o.slurm && o.chunk > 0 && o.task < 0) usageError("--chunk goes with --slurm");
   if (!outGiven) {
     const fs::path f(o.file);
     o.out = f.parent_path() / (f.stem().string() + ".sweep");
@@ -723,7 +857,13 @@ SweepOptions parseSweep(const std::vector<std::string>& argv) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(o.out, ec);
   if (!ec) o.out = absolute.lexically_normal();
-  if (o.jobs == 0) o.jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  if (o.jobs == 0) {
+    // The cores this process may use (a Slurm allocation, a container), not the host's.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    const int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
+    o.jobs = usable > 0 ? usable : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  }
   return o;
 }
 
@@ -739,8 +879,10 @@ int sweepCommand(const std::vector<std::string>& argv) {
   const SweepOptions o = parseSweep(argv);
   const SweepSpec spec = readSweep(o.file);
   const std::vector<std::vector<std::string>> runs = expandRuns(spec);
-  if (o.worker >= 0) return workerMain(spec, runs, o);
-  if (o.task >= 0) return taskMain(spec, runs, o);
+  if (o.worker >= 0 || o.task >= 0) {
+    checkUnchanged(spec, o.out);
+    return o.worker >= 0 ? workerMain(spec, runs, o) : taskMain(spec, runs, o);
+  }
   if (o.list) {
     std::string header = "run";
     for (const SweepParameter& p : spec.parameters) header += "," + csvField(p.name);
@@ -755,10 +897,19 @@ int sweepCommand(const std::vector<std::string>& argv) {
   if (o.collect) {
     std::error_code ec;
     if (!fs::exists(o.out / "manifest.yaml", ec)) throw CliError(o.out.string() + " holds no sweep (no manifest.yaml)");
+    const FolderLock lock(o.out);
+    if (const std::string job = activeJob(o.out); !job.empty()) {
+      throw CliError("Slurm job " + job + " is still queued or running; collect when it has ended (squeue -j " + job +
+                     ")");
+    }
     prepareFolder(spec, runs, o);
     return report(spec, runs, o.out, 0, 0.0);
   }
   checkSweep(spec, runs, o.quiet);
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) throw CliError("--out " + o.out.string() + ": cannot create the folder: " + ec.message());
+  const FolderLock lock(o.out);
   prepareFolder(spec, runs, o);
   const std::vector<long> pending = pendingRuns(runs, o);
   if (!o.quiet && pending.size() < runs.size()) {

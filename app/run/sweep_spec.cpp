@@ -76,8 +76,22 @@ std::string resolvePath(const fs::path& file, const std::string& path) {
   return (p.is_absolute() ? p : file.parent_path() / p).lexically_normal().string();
 }
 
+// Checks the arguments one sweep-file entry adds, with the scene's, as `run` would.
+void checkEntry(const fs::path& file, int line, const std::vector<std::string>& scene,
+                const std::vector<std::string>& added) {
+  std::vector<std::string> args = scene;
+  args.insert(args.end(), added.begin(), added.end());
+  args.insert(args.end(), {"--hdf5", "run.h5"});
+  try {
+    parseRun(args, false);
+  } catch (const CliError& e) {
+    failAt(file, line, e.what());
+  }
+}
+
 // options: {KEY: VALUE} → run arguments (--KEY VALUE, --KEY for true, repeated for lists).
 void addOptions(const fs::path& file, const YAML::Node& options, std::vector<std::string>& args) {
+  const std::vector<std::string> scene = args;
   if (!options.IsMap()) failAt(file, lineOf(options), "options must be a map of run options (dt: 0.002, ...)");
   static const std::vector<std::string> kForbidden = {"csv",   "hdf5",    "record", "record-every", "scene",
                                                       "quiet", "verbose", "every",  "duration",     "steps"};
@@ -92,6 +106,7 @@ void addOptions(const fs::path& file, const YAML::Node& options, std::vector<std
                  (key == "duration" || key == "steps" || key == "every" ? " (write it at the top level)" : ""));
     }
     const std::string option = "--" + key;
+    const std::size_t before = args.size();
     auto add = [&](const YAML::Node& v) {
       const std::string text = scalar(file, v, "options: " + key);
       const bool path = std::find(kPaths.begin(), kPaths.end(), key) != kPaths.end();
@@ -121,6 +136,8 @@ void addOptions(const fs::path& file, const YAML::Node& options, std::vector<std
     } else {
       add(value);
     }
+    checkEntry(file, line, scene,
+               std::vector<std::string>(args.begin() + static_cast<std::ptrdiff_t>(before), args.end()));
   }
 }
 
@@ -298,10 +315,12 @@ SweepSpec readSweep(const fs::path& path) {
     args = {resolvePath(file, scene)};
   }
   if (root["options"]) addOptions(path, root["options"], args);
+  const std::vector<std::string> sceneArgs(args.begin(), args.begin() + (scene.rfind("builtin:", 0) == 0 ? 2 : 1));
   for (const char* key : {"duration", "steps", "every"}) {
     if (root[key]) {
-      args.push_back(std::string("--") + key);
-      args.push_back(scalar(path, root[key], key));
+      const std::vector<std::string> entry = {std::string("--") + key, scalar(path, root[key], key)};
+      checkEntry(path, lineOf(root[key]), sceneArgs, entry);
+      args.insert(args.end(), entry.begin(), entry.end());
     }
   }
   try {

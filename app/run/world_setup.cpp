@@ -185,7 +185,6 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet,
   if (setup.gravity) wo.gravity = *setup.gravity;
   world.setOptions(wo);
   if (setup.noContacts) removeCollisionShapes(world);
-  applyParameters(world, setup.params);
   try {
     if (setup.hold) {
       const int added = io::addHoldingServos(world);
@@ -202,10 +201,19 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet,
   } catch (const Error& e) {
     throw CliError(e.what());
   }
+  // Design parameters after --hold and --controls (the servos --hold adds
+  // can be swept too), before the keyframe and the initial coordinates.
+  applyParameters(world, setup.params);
   if (!setup.keyframe.empty()) applyKeyframe(world, setup.keyframe);
   std::vector<std::pair<std::string, double>> sets = setup.sets;
+  const StateColumns columns(world);
   for (const ParameterValue& p : setup.params) {
     if (p.name.rfind("q:", 0) != 0) continue;
+    try {
+      columns.resolvePosition(p.name);
+    } catch (const InvalidArgument& e) {
+      throw CliError("parameter " + p.name + ": " + e.what());
+    }
     try {
       sets.emplace_back(p.name, parseDouble(p.name, p.text));
     } catch (const CliError&) {

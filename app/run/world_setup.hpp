@@ -35,7 +35,8 @@ struct WorldSetup {
   std::string controls;
   bool controlsHold = false;  ///< --controls-hold: zero-order hold instead of linear interpolation
   /// --param NAME=VALUE (parameters.hpp): design parameters are applied
-  /// after the options above, q: ones with --set, v: ones after them.
+  /// after the options above, --hold and --controls; q: ones with --set,
+  /// v: ones after them.
   std::vector<ParameterValue> params;
 };
 

@@ -84,6 +84,13 @@ void closeFile(std::unique_ptr<H5::H5File>& file) {
   }
 }
 
+// No time stamps in the root group's header either: the same content makes the same bytes.
+H5::FileCreatPropList fileCreation() {
+  H5::FileCreatPropList creation;
+  H5Pset_obj_track_times(creation.getId(), false);
+  return creation;
+}
+
 std::string hdf5Message(const H5::Exception& e) {
   std::string message = e.getDetailMsg();
   return message.empty() ? std::string("HDF5 error") : message;
@@ -174,7 +181,7 @@ Hdf5Log::Hdf5Log(const fs::path& target, const LogColumns& columns, const RunLog
   d.temp = folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
                      std::to_string(g_tempCounter++));
   try {
-    d.file = std::make_unique<H5::H5File>(d.temp.string(), H5F_ACC_EXCL, H5::FileCreatPropList::DEFAULT, fileAccess());
+    d.file = std::make_unique<H5::H5File>(d.temp.string(), H5F_ACC_EXCL, fileCreation(), fileAccess());
     d.open = true;
     for (const LogBlock& block : d.blocks) {
       H5::DSetCreatPropList properties;
@@ -332,7 +339,7 @@ void writeSweepTable(const fs::path& target, const SweepTable& table) {
   const hsize_t nm = table.metricNames.size();
   try {
     auto owned =
-        std::make_unique<H5::H5File>(temp.string(), H5F_ACC_EXCL, H5::FileCreatPropList::DEFAULT, fileAccess());
+        std::make_unique<H5::H5File>(temp.string(), H5F_ACC_EXCL, fileCreation(), fileAccess());
     H5::H5File& file = *owned;
     const hsize_t dims[1] = {n};
     H5::DataSet run = file.createDataSet("run", H5::PredType::STD_I64LE, H5::DataSpace(1, dims), reproducible());

@@ -364,3 +364,59 @@ def test_example_sweep_and_reader(run_tool, tmp_path):
     # A stiffer servo tracks its target closer: at t = 2 s the shoulder's target is 0.
     finals = {r["actuator:shoulder_servo.kp"]: abs(float(r["final:q:shoulder"])) for r in rows}
     assert finals["800"] < finals["400"] < finals["200"] < finals["100"]
+
+
+def test_option_errors_name_their_line(run_tool, tmp_path):
+    f = write(tmp_path / "s.yaml", """\
+        scene: builtin:double-pendulum
+        options:
+          integrator: euler-ish
+        parameters:
+          joint:elbow.damping: [1]
+        """)
+    p = run(run_tool, "sweep", f, expect=2)
+    assert f"{f}:3: " in p.stderr and "unknown integrator" in p.stderr
+    f.write_text("scene: builtin:double-pendulum\nduration: -1\nparameters:\n  joint:elbow.damping: [1]\n")
+    p = run(run_tool, "sweep", f, expect=2)
+    assert f"{f}:2: " in p.stderr and "--duration must be positive" in p.stderr
+    p = run(run_tool, "sweep", f, "--bogus", expect=2)
+    assert "articula-run sweep --help" in p.stderr
+
+
+def test_hold_servos_are_parameters_too(run_tool, tmp_path):
+    # --hold adds a servo per joint; the parameters apply after it, so its gains can be swept.
+    f = write(tmp_path / "s.yaml", """\
+        scene: builtin:double-pendulum
+        options: {hold: true, param: {"v:elbow": 2}}
+        steps: 50
+        every: 7
+        parameters:
+          actuator:double_pendulum_elbow_hold.kp: [10, 1000]
+        metrics: [final:q:elbow, steps]
+        """)
+    p = run(run_tool, "sweep", f, "--quiet")
+    assert "ok=2" in p.stdout, p.stdout
+    rows = read_summary(tmp_path / "s.sweep" / "summary.csv")
+    assert rows[0]["final:q:elbow"] != rows[1]["final:q:elbow"]
+    # final: is the last state even when --every skipped it (50 is not a multiple of 7).
+    with h5py.File(tmp_path / "s.sweep" / "runs" / "00000.h5", "r") as h:
+        assert h["t"].shape == (8,)
+    csv_run = run(run_tool, "run", "--scene", "double-pendulum", "--hold", "--steps", "50", "--param", "v:elbow=2",
+                  "--param", "actuator:double_pendulum_elbow_hold.kp=10", "--csv", tmp_path / "a.csv", "--quiet")
+    assert csv_run.returncode == 0
+    last = list(csv.DictReader(open(tmp_path / "a.csv")))[-1]
+    assert float(rows[0]["final:q:elbow"]) == float(last["q:elbow"])
+
+
+def test_one_sweep_per_folder_and_changed_files(run_tool, tmp_path):
+    import fcntl
+    f = failing_sweep(tmp_path)
+    run(run_tool, "sweep", f, "--quiet")
+    with open(tmp_path / "s.sweep" / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        p = run(run_tool, "sweep", f, expect=2)
+        assert "another 'articula-run sweep' is working in" in p.stderr
+    # A worker started after the sweep file changed refuses to run.
+    f.write_text(f.read_text().replace("every: 5", "every: 4"))
+    p = run(run_tool, "sweep", f, "--out", tmp_path / "s.sweep", "--worker", "0", expect=2)
+    assert "changed after the sweep" in p.stderr

@@ -44,6 +44,13 @@ def test_slurm_job_array_equals_local_sweep(run_tool, tmp_path):
                              "--no-wait", env=cluster.env)
         job = submitted.stdout.split("job=")[1].split()[0]
         assert "tasks=3" in submitted.stdout
+        # While the job is queued or running: no early merge, no second submission into the folder.
+        early = subprocess.run([run_tool, "sweep", "collect", str(f), "--out", str(tmp_path / "later")],
+                               capture_output=True, text=True, env=cluster.env)
+        assert early.returncode == 2 and f"job {job} is still queued or running" in early.stderr, early.stderr
+        again = subprocess.run([run_tool, "sweep", str(f), "--out", str(tmp_path / "later"), "--slurm"],
+                               capture_output=True, text=True, env=cluster.env)
+        assert again.returncode == 2 and "of an earlier submission" in again.stderr, again.stderr
         cluster.wait(job, timeout=300)
         sweep(run_tool, "collect", f, "--out", tmp_path / "later", env=cluster.env)
     for out in ("cluster", "later"):
