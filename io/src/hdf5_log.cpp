@@ -338,8 +338,7 @@ void writeSweepTable(const fs::path& target, const SweepTable& table) {
   const hsize_t np = table.parameterNames.size();
   const hsize_t nm = table.metricNames.size();
   try {
-    auto owned =
-        std::make_unique<H5::H5File>(temp.string(), H5F_ACC_EXCL, fileCreation(), fileAccess());
+    auto owned = std::make_unique<H5::H5File>(temp.string(), H5F_ACC_EXCL, fileCreation(), fileAccess());
     H5::H5File& file = *owned;
     const hsize_t dims[1] = {n};
     H5::DataSet run = file.createDataSet("run", H5::PredType::STD_I64LE, H5::DataSpace(1, dims), reproducible());

@@ -174,10 +174,12 @@ void bindIo(py::module_& m) {
            "joint-forces, limits, friction, contacts, energies, diagnostics, all).")
       .def("close", &io::Hdf5Logger::close, "Stops logging and puts the file in place.")
       .def("detach", &io::Hdf5Logger::detach, "Stops logging steps; the file stays open until close().")
-      .def_property_readonly("columns", [](const io::Hdf5Logger& l) { return l.columns().names(); },
-                             "The column names (those of articula-run --csv).")
+      .def_property_readonly(
+          "columns", [](const io::Hdf5Logger& l) { return l.columns().names(); },
+          "The column names (those of articula-run --csv).")
       .def_property_readonly("rows", &io::Hdf5Logger::rows, "Rows logged so far.")
-      .def("__enter__", [](io::Hdf5Logger& l) -> io::Hdf5Logger& { return l; }, py::return_value_policy::reference)
+      .def(
+          "__enter__", [](io::Hdf5Logger& l) -> io::Hdf5Logger& { return l; }, py::return_value_policy::reference)
       .def("__exit__", [](io::Hdf5Logger& l, const py::object& type, const py::object&, const py::object&) {
         if (type.is_none()) {
           l.close();
