@@ -47,6 +47,24 @@ double nonNegative(const ParameterValue& p) {
   return x;
 }
 
+// " (the scene has: a, b, ...)" with at most 12 names, for messages.
+std::string known(const std::vector<std::string>& names) {
+  if (names.empty()) return " (the scene has none)";
+  std::string list;
+  for (std::size_t i = 0; i < names.size() && i < 12; ++i) list += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > 12) list += ", ... (" + std::to_string(names.size()) + " in all)";
+  return " (the scene has: " + list + ")";
+}
+
+std::vector<std::string> bodyNames(const WorldSpec& spec) {
+  std::vector<std::string> names;
+  for (const RigidBodySpec& b : spec.rigidBodies) names.push_back(b.name);
+  for (const MultibodySpec& mb : spec.multibodies) {
+    for (const LinkSpec& l : mb.links) names.push_back(l.name);
+  }
+  return names;
+}
+
 // "kind:NAME.field" → (NAME, field).
 std::pair<std::string, std::string> objectAndField(const ParameterValue& p, std::size_t prefix) {
   const std::size_t dot = p.name.rfind('.');
@@ -73,7 +91,7 @@ Inertia* findInertia(WorldSpec& spec, const ParameterValue& p, const std::string
       *owner = name;
       return &l->inertia;
     }
-    fail(p, "no rigid body or link named '" + name + "'");
+    fail(p, "no rigid body or link named '" + name + "'" + known(bodyNames(spec)));
   }
   Inertia* found = nullptr;
   int count = 0;
@@ -86,7 +104,7 @@ Inertia* findInertia(WorldSpec& spec, const ParameterValue& p, const std::string
     }
   }
   if (count > 1) fail(p, "several multibodies have a link named '" + name + "'; write MULTIBODY/" + name);
-  if (!found) fail(p, "no rigid body or link named '" + name + "'");
+  if (!found) fail(p, "no rigid body or link named '" + name + "'" + known(bodyNames(spec)));
   return found;
 }
 
@@ -105,7 +123,15 @@ JointSpec* findJoint(WorldSpec& spec, const ParameterValue& p, const std::string
     }
   }
   if (count > 1) fail(p, "several multibodies have a joint named '" + name + "'; write MULTIBODY/" + name);
-  if (!found) fail(p, "no joint named '" + name + "'");
+  if (!found) {
+    std::vector<std::string> names;
+    for (const MultibodySpec& mb : spec.multibodies) {
+      for (const LinkSpec& l : mb.links) {
+        if (l.joint.type != JointType::Weld) names.push_back(l.joint.name);
+      }
+    }
+    fail(p, "no joint named '" + name + "'" + known(names));
+  }
   return found;
 }
 
@@ -137,6 +163,15 @@ void setJointField(JointSpec& joint, const ParameterValue& p, const std::string&
 }
 
 void setActuatorField(ActuatorSpec& a, const ParameterValue& p, const std::string& field) {
+  // A gain the actuator's type does not use would change nothing: say so.
+  const bool servo = a.type == ActuatorType::PositionServo || a.type == ActuatorType::Pid;
+  const bool usesGain = (field == "kp" && servo) || (field == "kd" && servo) ||
+                        (field == "kv" && a.type == ActuatorType::VelocityServo) ||
+                        (field == "ki" && a.type == ActuatorType::Pid);
+  if ((field == "kp" || field == "kd" || field == "kv" || field == "ki") && !usesGain) {
+    fail(p, "actuator " + a.name + " is a " + toString(a.type) + " actuator, which has no " + field +
+                " (kp, kd: position and pid; kv: velocity; ki: pid)");
+  }
   if (field == "kp") {
     a.kp = nonNegative(p);
   } else if (field == "kd") {
@@ -246,12 +281,22 @@ void applyParameters(World& world, const std::vector<ParameterValue>& parameters
     } else if (n.rfind("actuator:", 0) == 0) {
       const auto [name, field] = objectAndField(p, 9);
       ActuatorSpec* a = spec.findActuator(name);
-      if (!a) fail(p, "no actuator named '" + name + "'");
+      if (!a) {
+        std::vector<std::string> names;
+        for (const ActuatorSpec& x : spec.actuators) names.push_back(x.name);
+        fail(p, "no actuator named '" + name + "'" + known(names));
+      }
       setActuatorField(*a, p, field);
     } else if (n.rfind("shape:", 0) == 0) {
       const auto [name, field] = objectAndField(p, 6);
       ShapeSpec* s = spec.findShape(name);
-      if (!s || !s->collision) fail(p, "no collision shape named '" + name + "'");
+      if (!s || !s->collision) {
+        std::vector<std::string> names;
+        for (const ShapeSpec& x : spec.shapes) {
+          if (x.collision) names.push_back(x.name);
+        }
+        fail(p, "no collision shape named '" + name + "'" + known(names));
+      }
       setMaterialField(s->material, p, field);
     } else {
       fail(p, "unknown parameter (" + std::string(parameterSyntax()) + ")");

@@ -85,12 +85,12 @@ def test_joints(run_tool, tmp_path):
 
 def test_actuators(run_tool, tmp_path):
     root = export(run_tool, tmp_path, scene("servo_arm.articula"), "actuator:shoulder_servo.kp=123",
-                  "actuator:shoulder_servo.kd=4.5", "actuator:shoulder_servo.kv=6", "actuator:elbow_pid.ki=77",
+                  "actuator:shoulder_servo.kd=4.5", "actuator:elbow_pid.ki=77",
                   "actuator:shoulder_servo.gear=2", "actuator:shoulder_servo.ctrl-min=-1",
                   "actuator:shoulder_servo.ctrl-max=1.25", "actuator:shoulder_servo.force-min=-30",
                   "actuator:shoulder_servo.force-max=31", "actuator:shoulder_servo.control=0.5")
     servo = root.find("actuator[@name='shoulder_servo']")
-    assert float(servo.get("kp")) == 123 and float(servo.get("kd")) == 4.5 and float(servo.get("kv")) == 6
+    assert float(servo.get("kp")) == 123 and float(servo.get("kd")) == 4.5
     assert float(servo.get("gear")) == 2
     assert numbers(servo.get("control_range")) == [-1, 1.25]
     assert numbers(servo.get("force_range")) == [-30, 31]
@@ -119,12 +119,14 @@ def test_initial_coordinates(run_tool, tmp_path):
 
 
 @pytest.mark.parametrize("param,message", [
-    ("joint:knee.damping=1", "no joint named 'knee'"),
+    ("joint:knee.damping=1", "no joint named 'knee' (the scene has: shoulder, elbow)"),
     ("joint:elbow.spin=1", "unknown field 'spin'"),
     ("joint:elbow.damping=-1", "must be >= 0"),
     ("joint:elbow.damping=abc", "'abc' is not a number"),
     ("body:nosuch.mass=1", "no rigid body or link named 'nosuch'"),
-    ("actuator:nosuch.kp=1", "no actuator named 'nosuch'"),
+    ("actuator:nosuch.kp=1", "no actuator named 'nosuch' (the scene has: shoulder_servo, elbow_pid)"),
+    ("actuator:shoulder_servo.kv=1", "is a position actuator, which has no kv"),
+    ("actuator:shoulder_servo.ki=1", "is a position actuator, which has no ki"),
     ("shape:nosuch.friction=1", "no collision shape named 'nosuch'"),
     ("material.restitution=2", "in [0, 1]"),
     ("options.solver=magic", "unknown solver 'magic'"),
