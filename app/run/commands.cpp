@@ -255,7 +255,9 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   o.commandLine = "articula-run run";
   for (const std::string& a : argv) {
     const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`") == std::string::npos;
-    o.commandLine += " " + (plain ? a : "'" + a + "'");
+    std::string quoted = "'";
+    for (const char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    o.commandLine += " " + (plain ? a : quoted + "'");
   }
   if (!input.file.empty()) {
     for (const std::string* out : {&o.csv, &o.record, &o.hdf5}) {
