@@ -21,6 +21,7 @@ full_pkgs=(
   libyaml-cpp-dev         # articula-run sweep files
   slurm-wlm munge         # the sweep tests start a one-node Slurm cluster
   python3-h5py            # the tests read run logs back in Python
+  ffmpeg python3-pil      # render --video pipes frames into ffmpeg; the tests compare frames
   libopenscenegraph-dev libimgui-dev libgl-dev
   libgl1-mesa-dri         # llvmpipe: OpenGL under Xvfb for the rendering tests
   libqt6opengl6-dev qt6-base-dev-tools

@@ -95,6 +95,10 @@ void checkOutputOption(const std::string& option, const std::string& file);
 /// Whether two paths name the same existing file (or are the same path).
 bool sameFile(const std::string& a, const std::string& b);
 
+/// A link ("LINK" when unique, or "MULTIBODY/LINK"), rigid body, user frame,
+/// or the child link of a joint named so. @throws CliError naming `option`.
+Frame resolveFrame(const World& world, const std::string& name, const char* option);
+
 /// Whether the report has anything beyond its header line.
 bool hasFindings(const io::ImportReport& report);
 /// Writes the import report to stderr when it has findings: its one-line

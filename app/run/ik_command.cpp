@@ -151,6 +151,18 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string number(double x) {
+  return formatNumber(x);
+}
+
+// Roll, pitch, yaw as in URDF (R = Rz(yaw)·Ry(pitch)·Rx(roll)), pitch in [−π/2, π/2].
+Vector3d rollPitchYaw(const Matrix3d& R) {
+  return {std::atan2(R(2, 1), R(2, 2)), std::atan2(-R(2, 0), std::hypot(R(0, 0), R(1, 0))),
+          std::atan2(R(1, 0), R(0, 0))};
+}
+
+}  // namespace
+
 // A link ("LINK" when unique, or "MULTIBODY/LINK"), rigid body or user frame.
 Frame resolveFrame(const World& world, const std::string& name, const char* option) {
   const std::size_t slash = name.find('/');
@@ -203,18 +215,6 @@ Frame resolveFrame(const World& world, const std::string& name, const char* opti
       std::string(option) + ": no link, rigid body or frame named '" + name + "'" +
       (hint.empty() ? std::string(" ('articula-run inspect FILE' lists them)") : " (did you mean " + hint + "?)"));
 }
-
-std::string number(double x) {
-  return formatNumber(x);
-}
-
-// Roll, pitch, yaw as in URDF (R = Rz(yaw)·Ry(pitch)·Rx(roll)), pitch in [−π/2, π/2].
-Vector3d rollPitchYaw(const Matrix3d& R) {
-  return {std::atan2(R(2, 1), R(2, 2)), std::atan2(-R(2, 0), std::hypot(R(0, 0), R(1, 0))),
-          std::atan2(R(1, 0), R(0, 0))};
-}
-
-}  // namespace
 
 int ikCommand(const std::vector<std::string>& argv) {
   const IkCommandOptions o = parseIk(argv);

@@ -4,6 +4,7 @@
 #include <articula/io/state_columns.hpp>
 #include "cli.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
@@ -17,12 +18,22 @@
 #include <articula/viewer/viewport.hpp>
 #endif
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -45,6 +56,14 @@ struct RenderOptions {
   bool overlay = false;
   std::vector<std::string> plots;  ///< --plot: energy, kinetic, potential, residual, solve-residual, q:NAME, v:NAME
   bool quiet = false;
+  // --video
+  std::string video;
+  std::string codec;  ///< h264 or vp9 (default: by the extension)
+  double fps = 30.0;
+  std::optional<double> from, to;
+  double speed = 1.0;
+  std::string follow;
+  std::optional<double> duration;  ///< a FILE simulated for the video (default 5 s)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -112,6 +131,25 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
     } else if (a == "--plot") {
       o.plots.push_back(args.value());
       o.overlay = true;
+    } else if (a == "--video") {
+      o.video = args.value();
+    } else if (a == "--codec") {
+      o.codec = args.value();
+    } else if (a == "--fps") {
+      o.fps = parseDouble(a, args.value());
+      if (!(o.fps >= 1.0 && o.fps <= 240.0)) usageError("--fps must be in [1, 240]");
+    } else if (a == "--from") {
+      o.from = parseDouble(a, args.value());
+    } else if (a == "--to") {
+      o.to = parseDouble(a, args.value());
+    } else if (a == "--speed") {
+      o.speed = parseDouble(a, args.value());
+      if (!(o.speed > 0.0 && o.speed <= 1000.0)) usageError("--speed must be in (0, 1000]");
+    } else if (a == "--follow") {
+      o.follow = args.value();
+    } else if (a == "--duration") {
+      o.duration = parseDouble(a, args.value());
+      if (!(*o.duration > 0.0)) usageError("--duration must be positive");
     } else if (a == "--scene") {
       input.scene = args.value();
     } else if (a == "--quiet" || a == "-q") {
@@ -126,7 +164,31 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
       usageError("unknown option '" + a + "' for render");
     }
   }
-  if (o.out.empty()) usageError("render needs --out IMG.png");
+  if (o.out.empty() && o.video.empty()) usageError("render needs --out IMG.png or --video OUT.mp4");
+  if (!o.out.empty() && !o.video.empty()) usageError("give either --out IMG.png or --video OUT.mp4, not both");
+  if (o.video.empty() && (o.from || o.to || !o.follow.empty() || o.duration || !o.codec.empty())) {
+    usageError("--from, --to, --follow, --duration and --codec go with --video");
+  }
+  if (!o.video.empty()) {
+    std::string ext = fs::path(o.video).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (o.codec.empty()) {
+      if (ext == ".mp4") o.codec = "h264";
+      if (ext == ".webm") o.codec = "vp9";
+    }
+    if (o.codec.empty()) usageError("--video: unknown format '" + ext + "' (.mp4 for H.264, .webm for VP9)");
+    if (o.codec != "h264" && o.codec != "vp9") usageError("--codec: unknown codec '" + o.codec + "' (h264 or vp9)");
+    if ((o.codec == "h264" && ext != ".mp4") || (o.codec == "vp9" && ext != ".webm")) {
+      usageError("--codec " + o.codec + " writes " + (o.codec == "h264" ? ".mp4" : ".webm") + " files, not '" + ext +
+                 "'");
+    }
+    if (o.width % 2 != 0 || o.height % 2 != 0) usageError("--size: a video needs an even width and height");
+    if (o.frame || o.steps || o.overlay) usageError("--frame, --steps and --overlay are for single images");
+    if (o.from && o.to && !(*o.to > *o.from)) usageError("--to must be after --from");
+    if (!o.replay.empty() && o.duration) usageError("--duration simulates a scene; a replay has its own");
+    checkOutputOption("--video", o.video);
+    o.out.clear();
+  }
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (o.replay.empty() && input.file.empty() && input.scene.empty()) {
     usageError("render needs a FILE (.articula, .urdf, .sdf or .world), --scene NAME or --replay FILE.replay");
@@ -136,10 +198,13 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
     usageError("--steps simulates a scene; with --replay choose the state with --frame");
   for (const std::string& n : o.show) parseLayer("--show", n);
   for (const std::string& n : o.hide) parseLayer("--hide", n);
-  const fs::path dir = fs::path(o.out).parent_path();
+  const fs::path dir = fs::path(o.video.empty() ? o.out : o.video).parent_path();
   std::error_code ec;
-  if (!dir.empty() && !fs::is_directory(dir, ec)) throw CliError("--out: '" + dir.string() + "' is not a directory");
-  checkOutputOption("--out", o.out);
+  const char* option = o.video.empty() ? "--out" : "--video";
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    throw CliError(std::string(option) + ": '" + dir.string() + "' is not a directory");
+  }
+  if (o.video.empty()) checkOutputOption("--out", o.out);
   try {
     (void)viewer::parseCameraSpec(o.camera);
   } catch (const std::invalid_argument& e) {
@@ -228,6 +293,208 @@ viewer::PlotSpec plotSpec(const std::string& name, const StateColumns& columns) 
 // How many frames of history the plots show at most.
 constexpr std::size_t kPlotHistory = 2000;
 
+// Raw RGBA frames piped into Debian's ffmpeg program, which encodes them
+// (H.264 in MP4 or VP9 in WebM) into a temporary file beside the target;
+// finish() waits for it and renames the file over the target. The project
+// runs the program and links none of FFmpeg's libraries: its licence and
+// the codecs' stay with the program.
+class VideoEncoder {
+ public:
+  VideoEncoder(const std::string& target, const std::string& codec, int width, int height, double fps)
+      : m_target(target), m_width(width), m_height(height) {
+    const fs::path t(target);
+    m_temp = (t.has_parent_path() ? t.parent_path() : fs::path(".")) /
+             ("." + t.filename().string() + ".tmp-" + std::to_string(::getpid()));
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.10g", fps);
+    std::vector<std::string> args = {"ffmpeg",     "-hide_banner", "-loglevel",
+                                     "error",      "-nostdin",     "-y",
+                                     "-f",         "rawvideo",     "-pix_fmt",
+                                     "rgba",       "-s",           std::to_string(width) + "x" + std::to_string(height),
+                                     "-framerate", rate,           "-i",
+                                     "-",          "-an"};
+    if (codec == "h264") {
+      args.insert(args.end(), {"-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags",
+                               "+faststart", "-f", "mp4"});
+    } else {
+      args.insert(args.end(), {"-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0", "-row-mt", "1", "-pix_fmt", "yuv420p",
+                               "-f", "webm"});
+    }
+    args.push_back(m_temp.string());
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      throw CliError(std::string("--video: cannot make a pipe: ") + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[0], 0);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = posix_spawnp(&m_pid, "ffmpeg", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[0]);
+    if (rc != 0) {
+      ::close(fds[1]);
+      throw CliError(rc == ENOENT ? std::string("--video: ffmpeg was not found on PATH (Debian: apt install ffmpeg)")
+                                  : std::string("--video: cannot start ffmpeg: ") + std::strerror(rc));
+    }
+    m_pipe = fds[1];
+  }
+  ~VideoEncoder() {
+    if (m_pipe >= 0) ::close(m_pipe);
+    if (m_pid > 0) {
+      int status = 0;
+      ::waitpid(m_pid, &status, 0);
+    }
+    if (!m_done) {
+      std::error_code ec;
+      fs::remove(m_temp, ec);
+    }
+  }
+  VideoEncoder(const VideoEncoder&) = delete;
+  VideoEncoder& operator=(const VideoEncoder&) = delete;
+
+  void write(const viewer::Image& image) {
+    if (image.width != m_width || image.height != m_height) throw CliError("--video: a frame has the wrong size");
+    const std::uint8_t* data = image.rgba.data();
+    std::size_t left = image.rgba.size();
+    while (left > 0) {
+      const ssize_t n = ::write(m_pipe, data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw CliError("--video: ffmpeg stopped taking frames (" + std::string(std::strerror(errno)) + ")");
+      data += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+
+  void finish() {
+    ::close(m_pipe);
+    m_pipe = -1;
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+    m_pid = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      throw CliError("--video: ffmpeg failed (exit status " +
+                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "); " + m_target +
+                     " was not written");
+    }
+    std::error_code ec;
+    fs::rename(m_temp, m_target, ec);
+    if (ec) throw CliError("--video: cannot put " + m_target + " in place: " + ec.message());
+    m_done = true;
+  }
+
+ private:
+  std::string m_target;
+  fs::path m_temp;
+  int m_width, m_height;
+  pid_t m_pid = 0;
+  int m_pipe = -1;
+  bool m_done = false;
+};
+
+// render --video: frame k shows the state at T0 + k·speed/fps (a replay's
+// recorded frame at or before that time, or the simulated world's), drawn
+// with one camera (fitted to the first frame unless --camera gives one;
+// --follow moves its centre with a body, the view direction kept).
+int renderVideo(const RenderOptions& o, World& world, const std::optional<LoadedReplay>& replay,
+                viewer::Viewport& viewport, const std::shared_ptr<viewer::SceneDescription>& description) {
+  const double dt = world.getOptions().timeStep;
+  double start = 0.0;
+  double end = 0.0;
+  if (replay) {
+    const Recording& r = replay->recording;
+    start = r.frameInfo(0).time;
+    end = r.frameInfo(r.size() - 1).time;
+  } else {
+    start = world.getTime();
+    end = start + o.duration.value_or(5.0);
+  }
+  const double t0 = o.from.value_or(start);
+  const double t1 = o.to.value_or(end);
+  if (t0 < start - 1e-9 || t0 >= end) {
+    throw CliError("--from " + formatNumber(t0) + " is outside the " + (replay ? "recording" : "run") + " (" +
+                   formatNumber(start) + " to " + formatNumber(end) + " s)");
+  }
+  const long frames = std::max(1L, std::lround((std::min(t1, end) - t0) * o.fps / o.speed));
+  std::optional<Frame> followed;
+  if (!o.follow.empty()) followed = resolveFrame(world, o.follow, "--follow");
+
+  viewer::SceneView scene;
+  scene.setDescription(description);
+  std::uint32_t layers = o.layers.value_or(viewer::kDefaultLayers);
+  for (const std::string& n : o.show) layers |= static_cast<std::uint32_t>(*viewer::layerFromName(n));
+  for (const std::string& n : o.hide) layers &= ~static_cast<std::uint32_t>(*viewer::layerFromName(n));
+  scene.setLayers(layers);
+  viewport.setScene(&scene);
+  viewport.setOverlayEnabled(false);
+
+  VideoEncoder encoder(o.video, o.codec, o.width, o.height, o.fps);
+  ProgressBar progress(!o.quiet && isatty(STDERR_FILENO) != 0, frames);
+  viewer::RenderSnapshot snapshot;
+  std::uint64_t version = 0;
+  std::optional<std::size_t> shown;
+  Vector3d center = Vector3d::Zero();
+  Vector3d previous = Vector3d::Zero();
+  // The followed centre trails the body with a time constant of 0.2 s of video: no jitter.
+  const double smoothing = 1.0 - std::exp(-1.0 / (0.2 * o.fps));
+  for (long k = 0; k < frames; ++k) {
+    const double t = t0 + static_cast<double>(k) * o.speed / o.fps;
+    if (replay) {
+      // The last recorded frame at or before t (times increase with the index).
+      const Recording& r = replay->recording;
+      std::size_t index = shown.value_or(0);
+      while (index + 1 < r.size() && r.frameInfo(index + 1).time <= t + 1e-9) ++index;
+      if (shown != index) r.restore(world, index);
+      shown = index;
+    } else {
+      while (world.getTime() + 0.5 * dt < t) {
+        world.step();
+        const StepDiagnostics& d = world.getStepDiagnostics();
+        if (d.failed)
+          throw CliError("the simulation diverged at t = " + formatNumber(world.getTime()) + " s: " + d.message);
+      }
+    }
+    viewer::fillRenderSnapshot(world, *description, snapshot);
+    snapshot.version = ++version;
+    scene.applySnapshot(snapshot);
+    viewer::OrbitCamera& camera = viewport.camera();
+    if (k == 0) {
+      const viewer::CameraSpec spec = viewer::parseCameraSpec(o.camera);
+      if (spec.hasEyeCenter) {
+        camera.setView(spec.eye, spec.center);
+      } else {
+        if (!spec.preset.empty() && spec.preset != "fit") camera.setPreset(spec.preset);
+        viewport.fitToScene();
+      }
+      if (followed) center = previous = followed->getWorldTransform().translation();
+    }
+    if (followed) {
+      // The centre moves with the body's own motion since the last frame and
+      // closes the remaining gap gradually: no lag behind a steady motion,
+      // no jerk from a sudden one.
+      const Vector3d p = followed->getWorldTransform().translation();
+      const Vector3d predicted = center + (p - previous);
+      center = predicted + smoothing * (p - predicted);
+      previous = p;
+      camera.setCenter(center);
+    }
+    viewport.renderFrame();
+    encoder.write(viewport.grab());
+    progress.update(k + 1, t);
+  }
+  progress.finish(frames, t0 + static_cast<double>(frames - 1) * o.speed / o.fps);
+  encoder.finish();
+  if (!o.quiet) {
+    std::cerr << "articula-run: wrote " << frames << " frames (" << formatNumber(t0) << " to "
+              << formatNumber(t0 + static_cast<double>(frames) * o.speed / o.fps) << " s of simulated time, "
+              << formatNumber(static_cast<double>(frames) / o.fps) << " s of video at " << formatNumber(o.fps)
+              << " fps, " << o.codec << ") to " << o.video << "\n"
+              << std::flush;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int renderCommand(const std::vector<std::string>& argv) {
@@ -251,6 +518,7 @@ int renderCommand(const std::vector<std::string>& argv) {
   overlay.setDescription(description);
   const StateColumns columns(world);
   for (const std::string& name : o.plots) overlay.addPlot(plotSpec(name, columns));
+  if (!o.video.empty()) return renderVideo(o, world, replay, *viewport, description);
 
   // The state to draw; with plots, the states before it feed them.
   viewer::RenderSnapshot snapshot;
