@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -32,6 +33,7 @@
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -627,6 +629,17 @@ void MainWindow::createMenus() {
 
   m_viewMenu = menuBar()->addMenu(tr("&View"));
   m_viewMenu->addAction(m_fitAction);
+  QAction* screenshot = m_viewMenu->addAction(tr("Save &Screenshot…"));
+  screenshot->setObjectName("actionScreenshot");
+  screenshot->setShortcut(QKeySequence(tr("F12")));
+  screenshot->setToolTip(tr("Save the 3D view as a PNG image"));
+  connect(screenshot, &QAction::triggered, this, [this] {
+    const QString name = QFileInfo(m_document->displayName()).completeBaseName() + "-" +
+                         QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + ".png";
+    const QString path = m_dialogs.saveFile(this, tr("Save Screenshot"), tr("PNG images (*.png)"), name);
+    if (!path.isEmpty()) saveScreenshot(path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png");
+  });
+  m_viewMenu->addSeparator();
   m_viewMenu->addAction(m_translateAction);
   m_viewMenu->addAction(m_rotateAction);
   m_viewMenu->addAction(m_overlayAction);
@@ -1531,6 +1544,21 @@ bool MainWindow::saveReplay(const QString& path) {
     return false;
   }
   appendMessage(tr("Saved replay %1").arg(path));
+  return true;
+}
+
+bool MainWindow::saveScreenshot(const QString& path) {
+  const QImage image = m_viewport->grabView();
+  // A temporary file beside the target, renamed over it once written.
+  const QString temp = path + ".tmp-" + QString::number(QCoreApplication::applicationPid());
+  if (image.isNull() || !image.save(temp, "PNG") || (QFile::exists(path) && !QFile::remove(path)) ||
+      !QFile::rename(temp, path)) {
+    QFile::remove(temp);
+    appendMessage(tr("Could not save the screenshot %1").arg(path));
+    m_dialogs.error(this, tr("Could not save the screenshot"), tr("%1 could not be written.").arg(path));
+    return false;
+  }
+  appendMessage(tr("Saved a screenshot of the view (%1×%2) to %3").arg(image.width()).arg(image.height()).arg(path));
   return true;
 }
 

@@ -127,6 +127,8 @@ class MainWindow : public QMainWindow {
   /// Writes the recorded frames of the run as an HDF5 run log (every column
   /// group, as articula-run --hdf5 --log all); a progress dialog can cancel.
   bool exportRunToHdf5(const QString& path);
+  /// Saves the 3D view as a PNG (View > Save Screenshot, F12).
+  bool saveScreenshot(const QString& path);
 
   // ---- recovery ------------------------------------------------------------------
   /// The recovery file the design is autosaved to.

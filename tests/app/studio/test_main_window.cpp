@@ -32,6 +32,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -563,6 +564,28 @@ class MainWindowTest : public QObject {
     QCOMPARE(dump("/residual").size(), frames * window_->document()->world().numLoopClosures());
     QVERIFY(window_->messagesText().contains("recorded frames to"));
     window_->leaveSimulation();
+  }
+
+  // View > Save Screenshot writes the 3D view as a PNG of the view's size.
+  void saveScreenshot() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    QAction* action = window_->findChild<QAction*>("actionScreenshot");
+    QVERIFY(action && action->shortcut() == QKeySequence("F12"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("view.png");
+    QVERIFY(window_->saveScreenshot(path));
+    QImage image(path);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), window_->viewportWidget()->grabView().size());
+    // Not blank: besides the background colour (a corner's), a fair share of other pixels.
+    const QRgb background = image.pixel(0, 0);
+    int other = 0, all = 0;
+    for (int y = 0; y < image.height(); y += 4) {
+      for (int x = 0; x < image.width(); x += 4, ++all) other += image.pixel(x, y) != background ? 1 : 0;
+    }
+    QVERIFY2(other > all / 50, qPrintable(QString("%1 of %2 pixels differ from the background").arg(other).arg(all)));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"view.png"});
+    QVERIFY(!window_->saveScreenshot(dir.filePath("missing/view.png")));
   }
 
   // Without a display the studio says so in one line and exits 2.
