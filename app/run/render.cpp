@@ -64,6 +64,7 @@ struct RenderOptions {
   double speed = 1.0;
   std::string follow;
   std::optional<double> duration;  ///< a FILE simulated for the video (default 5 s)
+  bool progressLines = false;      ///< --progress: "frame K N" on stdout after each frame (for programs)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -145,6 +146,9 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
     } else if (a == "--speed") {
       o.speed = parseDouble(a, args.value());
       if (!(o.speed > 0.0 && o.speed <= 1000.0)) usageError("--speed must be in (0, 1000]");
+    } else if (a == "--progress") {
+      args.noValue();
+      o.progressLines = true;
     } else if (a == "--follow") {
       o.follow = args.value();
     } else if (a == "--duration") {
@@ -482,6 +486,10 @@ int renderVideo(const RenderOptions& o, World& world, const std::optional<Loaded
     viewport.renderFrame();
     encoder.write(viewport.grab());
     progress.update(k + 1, t);
+    if (o.progressLines) {
+      std::printf("frame %ld %ld\n", k + 1, frames);
+      std::fflush(stdout);
+    }
   }
   progress.finish(frames, t0 + static_cast<double>(frames - 1) * o.speed / o.fps);
   encoder.finish();

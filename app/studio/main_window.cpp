@@ -33,6 +33,7 @@
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -47,11 +48,14 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
@@ -217,6 +221,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                                             QFileInfo(m_document->displayName()).completeBaseName() + ".replay");
     if (!path.isEmpty()) saveReplay(path);
   });
+  connect(m_timeline, &TimelineWidget::exportVideoRequested, this, &MainWindow::exportVideoWithDialog);
   connect(m_timeline, &TimelineWidget::loadReplayRequested, this, [this] {
     const QString path = m_dialogs.openFile(this, tr("Load Replay"), tr("Replays (*.replay)"));
     if (!path.isEmpty()) loadReplay(path);
@@ -1544,6 +1549,151 @@ bool MainWindow::saveReplay(const QString& path) {
     return false;
   }
   appendMessage(tr("Saved replay %1").arg(path));
+  return true;
+}
+
+void MainWindow::exportVideoWithDialog() {
+  if (!isSimulating()) return;
+  const Recording recording = m_simulation->recordingCopy();
+  if (recording.size() == 0) return;
+  const double end = recording.frameInfo(recording.size() - 1).time;
+  QDialog dialog(this);
+  dialog.setObjectName("exportVideoDialog");
+  dialog.setWindowTitle(tr("Export Video"));
+  auto* form = new QFormLayout;
+  auto* width = new QSpinBox;
+  width->setRange(16, 7680);
+  width->setSingleStep(2);
+  width->setValue(1280);
+  auto* height = new QSpinBox;
+  height->setRange(16, 4320);
+  height->setSingleStep(2);
+  height->setValue(720);
+  auto* fps = new QDoubleSpinBox;
+  fps->setRange(1, 240);
+  fps->setValue(30);
+  auto* speed = new QDoubleSpinBox;
+  speed->setRange(0.01, 1000);
+  speed->setDecimals(2);
+  speed->setValue(1);
+  speed->setSuffix(tr(" × real time"));
+  auto* from = new QDoubleSpinBox;
+  from->setRange(0, end);
+  from->setDecimals(3);
+  from->setSuffix(" s");
+  auto* to = new QDoubleSpinBox;
+  to->setRange(0, end);
+  to->setDecimals(3);
+  to->setValue(end);
+  to->setSuffix(" s");
+  auto* follow = new QComboBox;
+  follow->addItem(tr("(fixed camera)"));
+  for (const RigidBody& b : m_document->world().getRigidBodies()) follow->addItem(qs(b.name()));
+  for (const Multibody& mb : m_document->world().getMultibodies()) {
+    for (const Link& l : mb.getLinks()) follow->addItem(qs(mb.name() + "/" + l.name()));
+  }
+  form->addRow(tr("Width"), width);
+  form->addRow(tr("Height"), height);
+  form->addRow(tr("Frames per second"), fps);
+  form->addRow(tr("Speed"), speed);
+  form->addRow(tr("From"), from);
+  form->addRow(tr("To"), to);
+  form->addRow(tr("Camera follows"), follow);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addLayout(form);
+  layout->addWidget(buttons);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString path = m_dialogs.saveFile(this, tr("Export Video"), tr("H.264 video (*.mp4);;VP9 video (*.webm)"),
+                                          QFileInfo(m_document->displayName()).completeBaseName() + ".mp4");
+  if (path.isEmpty()) return;
+  VideoOptions o;
+  o.width = width->value() & ~1;
+  o.height = height->value() & ~1;
+  o.fps = fps->value();
+  o.speed = speed->value();
+  o.from = from->value();
+  o.to = to->value();
+  o.follow = follow->currentIndex() > 0 ? follow->currentText() : QString();
+  exportVideo(path.endsWith(".mp4") || path.endsWith(".webm") ? path : path + ".mp4", o);
+}
+
+bool MainWindow::exportVideo(const QString& path, const VideoOptions& options) {
+  if (!isSimulating()) return false;
+  auto fail = [&](const QString& problem) {
+    appendMessage(tr("Could not export the video %1: %2").arg(path, problem));
+    m_dialogs.error(this, tr("Could not export the video"), problem);
+    return false;
+  };
+  // articula-run: $ARTICULA_RUN, beside this program (installed), in the build tree, or on PATH.
+  const QString dir = QCoreApplication::applicationDirPath();
+  QString tool = QStringLiteral("articula-run");
+  for (const QString& c : {qEnvironmentVariable("ARTICULA_RUN"), dir + "/articula-run", dir + "/../run/articula-run"}) {
+    if (QFileInfo(c).isExecutable()) {
+      tool = QFileInfo(c).absoluteFilePath();
+      break;
+    }
+  }
+  QTemporaryDir temp;
+  if (!temp.isValid()) return fail(tr("no temporary folder"));
+  const QString scene = temp.filePath("design.articula");
+  const QString replay = temp.filePath("run.replay");
+  try {
+    m_document->writeCopy(toPath(scene));
+    m_simulation->saveRecording(toPath(replay), scene.toStdString());
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  QStringList args = {"render",     scene,
+                      "--replay",   replay,
+                      "--video",    path,
+                      "--size",     QString("%1x%2").arg(options.width).arg(options.height),
+                      "--fps",      QString::number(options.fps, 'g', 10),
+                      "--speed",    QString::number(options.speed, 'g', 10),
+                      "--from",     QString::number(options.from, 'g', 17),
+                      "--progress", "--quiet"};
+  if (options.to > options.from) args << "--to" << QString::number(options.to, 'g', 17);
+  if (!options.follow.isEmpty()) args << "--follow" << options.follow;
+  QProcess process;
+  process.setProgram(tool);
+  process.setArguments(args);
+  QProgressDialog progress(tr("Rendering %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
+  progress.setObjectName("exportVideoProgress");
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  connect(&process, &QProcess::readyReadStandardOutput, &progress, [&] {
+    while (process.canReadLine()) {
+      const QStringList parts = QString::fromUtf8(process.readLine()).split(' ', Qt::SkipEmptyParts);
+      if (parts.size() == 3 && parts[0] == "frame") {
+        progress.setMaximum(parts[2].toInt());
+        progress.setValue(parts[1].toInt());
+      }
+    }
+  });
+  process.start();
+  if (!process.waitForStarted()) return fail(tr("cannot start %1").arg(tool));
+  const qint64 pid = process.processId();
+  QEventLoop loop;
+  connect(&process, &QProcess::finished, &loop, &QEventLoop::quit);
+  connect(&progress, &QProgressDialog::canceled, &loop, &QEventLoop::quit);
+  if (process.state() != QProcess::NotRunning) loop.exec();
+  if (process.state() != QProcess::NotRunning) {
+    process.kill();
+    process.waitForFinished();
+    // The renderer's temporary file, which its killed process could not remove.
+    const QFileInfo target(path);
+    QFile::remove(target.dir().filePath("." + target.fileName() + ".tmp-" + QString::number(pid)));
+    appendMessage(tr("Video export to %1 cancelled; nothing was written").arg(path));
+    return false;
+  }
+  if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
+    const QString errors = QString::fromUtf8(process.readAllStandardError()).trimmed();
+    return fail(errors.isEmpty() ? tr("articula-run exited with code %1").arg(process.exitCode()) : errors);
+  }
+  appendMessage(
+      tr("Exported the video %1 (%2×%3, %4 fps)").arg(path).arg(options.width).arg(options.height).arg(options.fps));
   return true;
 }
 

@@ -127,6 +127,19 @@ class MainWindow : public QMainWindow {
   /// Writes the recorded frames of the run as an HDF5 run log (every column
   /// group, as articula-run --hdf5 --log all); a progress dialog can cancel.
   bool exportRunToHdf5(const QString& path);
+  /// What Export Video writes (articula-run render --video's options).
+  struct VideoOptions {
+    int width = 1280, height = 720;
+    double fps = 30.0;
+    double speed = 1.0;
+    double from = 0.0, to = 0.0;  ///< simulated time span; to <= from: to the end
+    QString follow;               ///< a link or body, or empty
+  };
+  /// Renders the recorded frames into OUT.mp4 / OUT.webm through articula-run
+  /// render --video (the design and the recording go to temporary files),
+  /// with a progress dialog that can cancel.
+  bool exportVideo(const QString& path, const VideoOptions& options);
+  void exportVideoWithDialog();
   /// Saves the 3D view as a PNG (View > Save Screenshot, F12).
   bool saveScreenshot(const QString& path);
 

@@ -62,6 +62,9 @@ TimelineWidget::TimelineWidget(Simulation* simulation, QWidget* parent) : QWidge
   m_resume->setToolTip(tr("Simulate on from the shown frame; later frames are replaced"));
   m_save = new QPushButton(tr("Save replay…"), this);
   m_save->setObjectName(QStringLiteral("saveReplayButton"));
+  m_video = new QPushButton(tr("Export video…"), this);
+  m_video->setObjectName(QStringLiteral("exportVideoButton"));
+  m_video->setToolTip(tr("Render the recorded frames into an MP4 or WebM video"));
   m_load = new QPushButton(tr("Load replay…"), this);
   m_load->setObjectName(QStringLiteral("loadReplayButton"));
 
@@ -74,6 +77,7 @@ TimelineWidget::TimelineWidget(Simulation* simulation, QWidget* parent) : QWidge
   buttons->addWidget(m_pause);
   buttons->addWidget(m_resume);
   buttons->addStretch(1);
+  buttons->addWidget(m_video);
   buttons->addWidget(m_save);
   buttons->addWidget(m_load);
   auto* layout = new QVBoxLayout(this);
@@ -87,6 +91,7 @@ TimelineWidget::TimelineWidget(Simulation* simulation, QWidget* parent) : QWidge
   connect(m_pause, &QPushButton::clicked, this, [this] { m_simulation->pause(); });
   connect(m_resume, &QPushButton::clicked, this, [this] { m_simulation->resumeFromShown(); });
   connect(m_save, &QPushButton::clicked, this, &TimelineWidget::saveReplayRequested);
+  connect(m_video, &QPushButton::clicked, this, &TimelineWidget::exportVideoRequested);
   connect(m_load, &QPushButton::clicked, this, &TimelineWidget::loadReplayRequested);
   connect(m_simulation, &Simulation::statusChanged, this, &TimelineWidget::updateFromStatus);
 
@@ -134,6 +139,7 @@ void TimelineWidget::updateFromStatus(const SimulationStatus& status) {
   m_pause->setEnabled(active && status.playing);
   m_resume->setEnabled(active && !(status.playing && !status.playingBack));
   m_save->setEnabled(active && frames > 0);
+  m_video->setEnabled(active && frames > 0);
   // A replay can be loaded whether or not a simulation runs (loading one starts it).
   m_load->setEnabled(true);
 }

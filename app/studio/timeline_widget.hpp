@@ -29,6 +29,7 @@ class TimelineWidget : public QWidget {
 
  signals:
   void saveReplayRequested();
+  void exportVideoRequested();
   void loadReplayRequested();
 
  private:
@@ -46,6 +47,7 @@ class TimelineWidget : public QWidget {
   QPushButton* m_pause = nullptr;
   QPushButton* m_resume = nullptr;
   QPushButton* m_save = nullptr;
+  QPushButton* m_video = nullptr;
   QPushButton* m_load = nullptr;
   /// Set while the widget moves its own slider (no scrubbing then).
   bool m_updating = false;

@@ -566,6 +566,36 @@ class MainWindowTest : public QObject {
     window_->leaveSimulation();
   }
 
+  // Export Video on the timeline renders the recorded frames through articula-run.
+  void exportVideo() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    QVERIFY(window_->enterSimulation());
+    window_->simulation()->step(1000);
+    window_->simulation()->waitIdle();
+    QTemporaryDir dir;
+    const QString path = dir.filePath("four_bar.mp4");
+    qputenv("ARTICULA_RUN", ARTICULA_RUN_EXE);
+    MainWindow::VideoOptions o;
+    o.width = 320;
+    o.height = 240;
+    o.fps = 20;
+    o.follow = "four_bar/coupler";
+    QVERIFY(window_->exportVideo(path, o));
+    QProcess probe;
+    probe.start("ffprobe", {"-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                            "stream=nb_read_frames,width,height", "-of", "csv=p=0", path});
+    QVERIFY(probe.waitForFinished() && probe.exitCode() == 0);
+    // 1 s of recording at 20 frames per second.
+    QCOMPARE(QString::fromUtf8(probe.readAllStandardOutput()).trimmed(), QString("320,240,20"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"four_bar.mp4"});
+    QVERIFY(window_->messagesText().contains("Exported the video"));
+    o.follow = "nosuch";
+    QVERIFY(!window_->exportVideo(dir.filePath("bad.mp4"), o));
+    QVERIFY(window_->messagesText().contains("--follow: no link 'nosuch'") ||
+            window_->messagesText().contains("nosuch"));
+    window_->leaveSimulation();
+  }
+
   // View > Save Screenshot writes the 3D view as a PNG of the view's size.
   void saveScreenshot() {
     QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
