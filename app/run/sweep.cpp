@@ -850,6 +850,9 @@ SweepOptions parseSweep(const std::vector<std::string>& argv) {
   }
   if (o.slurm && o.jobs > 0) usageError("--jobs is for local runs; with --slurm the cluster decides");
   if (!o.slurm && o.chunk > 0 && o.task < 0) usageError("--chunk goes with --slurm");
+  if (o.collect && (o.restart || o.retryFailed || o.slurm || o.list)) {
+    usageError("collect merges results: --restart, --retry-failed, --slurm and --list do not go with it");
+  }
   if (!outGiven) {
     const fs::path f(o.file);
     o.out = f.parent_path() / (f.stem().string() + ".sweep");
