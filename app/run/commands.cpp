@@ -118,6 +118,7 @@ void printUsage(std::ostream& os) {
         "  --speed X                simulated seconds per second of video (default 1)\n"
         "  --codec h264|vp9         (default: by the extension)\n"
         "  --follow BODY            the camera centre follows a link or rigid body; the view direction stays\n"
+        "  --orbit DEG              the camera turns about its centre at DEG degrees per second of video\n"
         "  --progress               print 'frame K N' on stdout after each video frame (for programs)\n"
         "  --scene NAME, --package-path DIR, --fixed-base, --floating-base, --ground, --quiet: as for run\n"
         "(inspect and export take --package-path, --fixed-base, --floating-base and --ground too; export\n"

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <numbers>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -65,6 +66,7 @@ struct RenderOptions {
   std::string follow;
   std::optional<double> duration;  ///< a FILE simulated for the video (default 5 s)
   bool progressLines = false;      ///< --progress: "frame K N" on stdout after each frame (for programs)
+  double orbit = 0.0;              ///< --orbit: degrees per second of video about the camera's centre
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -146,6 +148,9 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
     } else if (a == "--speed") {
       o.speed = parseDouble(a, args.value());
       if (!(o.speed > 0.0 && o.speed <= 1000.0)) usageError("--speed must be in (0, 1000]");
+    } else if (a == "--orbit") {
+      o.orbit = parseDouble(a, args.value());
+      if (!std::isfinite(o.orbit) || std::abs(o.orbit) > 3600.0) usageError("--orbit must be in [-3600, 3600] deg/s");
     } else if (a == "--progress") {
       args.noValue();
       o.progressLines = true;
@@ -170,8 +175,8 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
   }
   if (o.out.empty() && o.video.empty()) usageError("render needs --out IMG.png or --video OUT.mp4");
   if (!o.out.empty() && !o.video.empty()) usageError("give either --out IMG.png or --video OUT.mp4, not both");
-  if (o.video.empty() && (o.from || o.to || !o.follow.empty() || o.duration || !o.codec.empty())) {
-    usageError("--from, --to, --follow, --duration and --codec go with --video");
+  if (o.video.empty() && (o.from || o.to || !o.follow.empty() || o.duration || !o.codec.empty() || o.orbit != 0.0)) {
+    usageError("--from, --to, --follow, --orbit, --duration and --codec go with --video");
   }
   if (!o.video.empty()) {
     std::string ext = fs::path(o.video).extension().string();
@@ -472,6 +477,11 @@ int renderVideo(const RenderOptions& o, World& world, const std::optional<Loaded
         viewport.fitToScene();
       }
       if (followed) center = previous = followed->getWorldTransform().translation();
+    }
+    if (o.orbit != 0.0 && k > 0) {
+      // Around the centre, at a steady rate of video time; distance and elevation kept.
+      camera.setOrbit(camera.center(), camera.distance(), camera.azimuth() + o.orbit * std::numbers::pi / 180.0 / o.fps,
+                      camera.elevation());
     }
     if (followed) {
       // The centre moves with the body's own motion since the last frame and

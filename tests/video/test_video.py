@@ -64,6 +64,11 @@ def frame(path, k, out):
     return np.asarray(Image.open(out).convert("RGB"), float)
 
 
+def changed(a, b):
+    """The fraction of pixels that differ by more than 40 in some channel."""
+    return float((np.abs(a - b).max(axis=2) > 40).mean())
+
+
 def psnr(a, b):
     return 10 * np.log10(255.0 ** 2 / ((a - b) ** 2).mean())
 
@@ -135,6 +140,27 @@ def test_follow_keeps_a_falling_body_centred(tool, tmp_path):
             assert abs(centre[0] - 160) < 32 and abs(centre[1] - 120) < 24, centre
         else:
             assert centre is None or abs(centre[1] - 120) > 60  # a fixed camera lost it
+
+
+def test_orbit_turns_the_camera_about_a_still_scene(tool, tmp_path):
+    scene = os.path.join(SOURCE, "scenes", "box_stack.articula")
+    out = tmp_path / "orbit.mp4"
+    # 90 degrees per second for 2 s of a resting stack: the last frame looks at it from half a turn away.
+    run(tool, "render", scene, "--video", out, "--duration", "2", "--orbit", "90", "--fps", "10",
+        "--size", "320x240", "--camera", CAMERA, "--quiet")
+    first = frame(out, 0, tmp_path / "o0.png")
+    eighth = frame(out, 5, tmp_path / "o5.png")
+    half = frame(out, 19, tmp_path / "o19.png")
+    # (A quarter turn of the square grid looks much like no turn: an eighth and a half are compared.)
+    print(f"\norbit: {changed(first, eighth):.3f} and {changed(first, half):.3f} of the pixels changed")
+    assert changed(first, eighth) > 0.05 and changed(first, half) > 0.05
+    # Without --orbit the camera stays: the frames agree.
+    still = tmp_path / "still.mp4"
+    run(tool, "render", scene, "--video", still, "--duration", "2", "--fps", "10", "--size", "320x240",
+        "--camera", CAMERA, "--quiet")
+    steady = changed(frame(still, 0, tmp_path / "s0.png"), frame(still, 19, tmp_path / "s19.png"))
+    print(f"fixed camera: {steady:.4f} of the pixels changed")
+    assert steady < 0.005
 
 
 def test_errors_are_clear_and_leave_the_previous_file(tool, replay, tmp_path):
