@@ -32,6 +32,13 @@ constexpr int kChunkBytes = 1 << 19;
 
 std::atomic<unsigned> g_tempCounter{0};
 
+// A temporary name beside `target`, unique in this process and among processes.
+fs::path temporaryPath(const fs::path& target) {
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  return folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(g_tempCounter++));
+}
+
 H5::StrType textType() {
   H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
   type.setCset(H5T_CSET_UTF8);
@@ -177,9 +184,7 @@ Hdf5Log::Hdf5Log(const fs::path& target, const LogColumns& columns, const RunLog
   for (const LogBlock& b : d.blocks) widest = std::max(widest, b.size);
   d.chunkRows = std::clamp(chunkRows, 1, std::max(1, kChunkBytes / (8 * widest)));
   d.buffer.assign(static_cast<std::size_t>(d.chunkRows) * static_cast<std::size_t>(d.columns), 0.0);
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  d.temp = folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                     std::to_string(g_tempCounter++));
+  d.temp = temporaryPath(target);
   try {
     d.file = std::make_unique<H5::H5File>(d.temp.string(), H5F_ACC_EXCL, fileCreation(), fileAccess());
     d.open = true;
@@ -331,9 +336,7 @@ H5::DataSet writeNumbers(H5::H5File& file, const std::string& name, const std::v
 void writeSweepTable(const fs::path& target, const SweepTable& table) {
   H5::Exception::dontPrint();
   checkOutputTarget(target);
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const fs::path temp = folder / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                                  std::to_string(g_tempCounter++));
+  const fs::path temp = temporaryPath(target);
   const hsize_t n = table.run.size();
   const hsize_t np = table.parameterNames.size();
   const hsize_t nm = table.metricNames.size();

@@ -4,11 +4,12 @@
 #include <articula/io/run_log.hpp>
 #include <articula/io/state_columns.hpp>
 
+#include "scene_common.hpp"
+
 #include <articula/error.hpp>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdio>
 #include <utility>
 
@@ -311,21 +312,10 @@ std::string sha256Hex(std::string_view bytes) {
   return hex;
 }
 
-namespace {
-
-// The shortest text that reads back as the same double.
-std::string shortest(double x) {
-  char text[32];
-  const auto r = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, r.ptr);
-}
-
-}  // namespace
-
 std::string optionsJson(const WorldOptions& options) {
-  const std::string gravity = "[" + shortest(options.gravity.x()) + ", " + shortest(options.gravity.y()) + ", " +
-                              shortest(options.gravity.z()) + "]";
-  const std::string dt = shortest(options.timeStep);
+  const std::string gravity = "[" + formatNumber(options.gravity.x()) + ", " + formatNumber(options.gravity.y()) +
+                              ", " + formatNumber(options.gravity.z()) + "]";
+  const std::string dt = formatNumber(options.timeStep);
   return std::string("{\"time_step\": ") + dt + ", \"integrator\": \"" +
          (options.integrator == Integrator::RungeKutta4 ? "rk4" : "semi-implicit-euler") +
          "\", \"solver\": " + jsonString(options.solver.method) + ", \"gravity\": " + gravity + "}";
