@@ -116,6 +116,9 @@ struct Simulation::Worker {
   Mode mode = Mode::Paused;
   double targetFactor = 1.0;
   std::optional<std::size_t> shownFrame;
+  std::uint64_t history = 0;  ///< SimulationStatus::history
+  /// A frame with later ones was restored: the next step replaces them.
+  bool branchPending = false;
   // Live pacing: simulated time `anchorTime` at wall-clock `anchorWall`.
   Clock::time_point anchorWall{};
   double anchorTime = 0.0;
@@ -165,6 +168,7 @@ struct Simulation::Worker {
       if (!recorder->recording().empty()) {
         recorder->restore(0);
         shownFrame = 0;
+        branchPending = recorder->recording().size() > 1;
       }
     }
   }
@@ -249,6 +253,8 @@ struct Simulation::Worker {
     s.frames = stats.frames;
     s.recordingBytes = stats.storedBytes;
     s.droppedFrames = stats.droppedFrames;
+    s.generation = generation;
+    s.history = history;
     s.shownFrame = shownFrame;
     s.realTimeFactor = mode == Mode::Paused ? 0.0 : measuredFactor;
     s.targetRealTimeFactor = targetFactor;
@@ -394,6 +400,10 @@ struct Simulation::Worker {
   /// the last good frame is restored and the simulation pauses. Returns
   /// whether the step succeeded.
   bool doStep() {
+    if (branchPending) {
+      ++history;
+      branchPending = false;
+    }
     const double t0 = world->getTime();
     const std::uint64_t s0 = world->getFrameIndex();
     nonFinite = false;
@@ -425,6 +435,7 @@ struct Simulation::Worker {
     if (!rec.empty()) {
       try {
         recorder->restore(rec.size() - 1);
+        branchPending = false;
         restored = "restored the last good frame (step " + std::to_string(world->getFrameIndex()) +
                    ", t = " + format(world->getTime()) + " s)";
         done = true;
@@ -511,6 +522,7 @@ struct Simulation::Worker {
         postStatus();
         return std::nullopt;
       }
+      branchPending = j < last;
       publisher->publish(*world);
       playbackIndex = j;
       shownFrame = j;
@@ -556,6 +568,8 @@ struct Simulation::Worker {
   void reset() {
     mode = Mode::Paused;
     shownFrame.reset();
+    ++history;
+    branchPending = false;
     measuredFactor = 0.0;
     recorder->setPaused(false);
     Recording& rec = recorder->recording();
@@ -606,6 +620,8 @@ struct Simulation::Worker {
     for (const auto& [key, value] : old.metadata()) fresh.setMetadata(key, value);
     recorder->recording() = std::move(fresh);
     recorder->capture();
+    ++history;
+    branchPending = false;
     shownFrame.reset();
     postMessage("Solver method set to " + method + "; the recording starts again at t = " + format(world->getTime()) +
                 " s");
@@ -696,6 +712,7 @@ struct Simulation::Worker {
     if (rec.empty()) return;
     index = std::min(index, rec.size() - 1);
     recorder->restore(index);
+    branchPending = index + 1 < rec.size();
     publisher->publish(*world);
     shownFrame = index;
   }
@@ -710,6 +727,7 @@ struct Simulation::Worker {
     std::size_t start = shownFrame && *shownFrame < last ? *shownFrame : 0;
     if (shownFrame != start) {
       recorder->restore(start);
+      branchPending = start + 1 < rec.size();
       publisher->publish(*world);
     }
     shownFrame = start;

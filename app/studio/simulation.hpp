@@ -46,6 +46,12 @@ struct SimulationStatus {
   std::string solverMethod;
   std::size_t recordingBytes = 0;
   std::size_t droppedFrames = 0;
+  /// Which simulation this is: a new number for every start().
+  std::uint64_t generation = 0;
+  /// Grows whenever recorded frames are replaced rather than appended to
+  /// (reset, a new branch from a shown frame, a change of solver method):
+  /// frames read at the same value (and droppedFrames) are still recorded.
+  std::uint64_t history = 0;
   double maxClosureResidual = 0.0;
   /// The controls of the shown state (actuator order): after scrubbing, the
   /// ones recorded in that frame, which a resumed run continues with.
