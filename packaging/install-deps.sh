@@ -25,6 +25,7 @@ full_pkgs=(
   libopenscenegraph-dev libimgui-dev libgl-dev
   libgl1-mesa-dri         # llvmpipe: OpenGL under Xvfb for the rendering tests
   libqt6opengl6-dev qt6-base-dev-tools
+  qt6-svg-dev             # the studio's plot panel exports SVG
   xvfb xauth
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz)
   file dpkg-dev           # CPack's .deb: file finds the ELF files, dpkg-shlibdeps the Depends (package_deb)

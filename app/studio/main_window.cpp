@@ -3,9 +3,11 @@
 #include "controls_panel.hpp"
 #include "document.hpp"
 #include "edit_operations.hpp"
+#include "frame_table.hpp"
 #include "import_dialog.hpp"
 #include "import_report_view.hpp"
 #include "inspector.hpp"
+#include "plot_panel.hpp"
 #include "preferences.hpp"
 #include "scene_tree_model.hpp"
 #include "simulation.hpp"
@@ -340,6 +342,58 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, controlsDock);
   tabifyDockWidget(inspectorDock, controlsDock);
   inspectorDock->raise();
+
+  m_plots = new PlotPanel(m_document, m_simulation, this);
+  m_plots->setObjectName("plotPanel");
+  auto* plotsDock = new QDockWidget(tr("Plots"), this);
+  plotsDock->setObjectName("plotsDock");
+  plotsDock->setWidget(m_plots);
+  addDockWidget(Qt::BottomDockWidgetArea, plotsDock, Qt::Vertical);  // below the timeline, full width
+  plotsDock->hide();  // shown by View > Plots > Plot Panel or the scene tree's Plot menu
+  connect(m_plots, &PlotPanel::frameRequested, m_simulation,
+          [this](std::size_t index) { m_simulation->scrubTo(index); });
+  connect(m_plots, &PlotPanel::message, this, &MainWindow::appendMessage);
+
+  // Right-click in the scene tree: Plot the object's quantities of the run.
+  m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+    const ObjectRef ref = m_model->refAt(m_tree->indexAt(at));
+    if (ref.isNone() || ref.kind == ObjectKind::Group) return;
+    QMenu menu(this);
+    menu.setObjectName("sceneTreeContextMenu");
+    fillTreeContextMenu(&menu, ref);
+    if (!menu.isEmpty()) menu.exec(m_tree->viewport()->mapToGlobal(at));
+  });
+}
+
+void MainWindow::fillTreeContextMenu(QMenu* menu, const ObjectRef& ref) {
+  QMenu* plot = menu->addMenu(tr("&Plot"));
+  plot->setObjectName("menuPlotObject");
+  const QStringList columns = m_plots->columnsFor(ref);
+  if (!isSimulating()) {
+    plot->setEnabled(false);
+    plot->setTitle(tr("&Plot (while simulating)"));
+    return;
+  }
+  if (columns.isEmpty()) {
+    plot->setEnabled(false);
+    return;
+  }
+  m_plots->fillColumnMenu(plot, columns);
+  // Adding from here shows the panel.
+  for (QAction* a : plot->findChildren<QAction*>()) {
+    connect(a, &QAction::triggered, this, [this] { showPlotPanel(); });
+  }
+}
+
+void MainWindow::showPlotPanel() {
+  auto* dock = findChild<QDockWidget*>("plotsDock");
+  if (!dock->isVisible()) {
+    dock->show();
+    // Room for the axes and a few series, taken from the viewport.
+    if (!dock->isFloating() && dock->height() < 240) resizeDocks({dock}, {280}, Qt::Vertical);
+  }
+  dock->raise();
 }
 
 void MainWindow::createActions() {
@@ -663,6 +717,11 @@ void MainWindow::createMenus() {
     });
   }
   QMenu* plots = m_viewMenu->addMenu(tr("&Plots"));
+  QAction* panel = plots->addAction(tr("Plot &Panel"));
+  panel->setObjectName("actionPlotPanel");
+  panel->setToolTip(tr("Plot any quantity of the run in a dock: series, zoom, CSV, PNG and SVG"));
+  connect(panel, &QAction::triggered, this, &MainWindow::showPlotPanel);
+  plots->addSeparator();
   const auto addPlot = [this, plots](const QString& text, viewer::PlotQuantity quantity) {
     QAction* a = plots->addAction(text);
     a->setCheckable(true);
@@ -1728,51 +1787,25 @@ bool MainWindow::exportRunToHdf5(const QString& path) {
   progress.setMinimumDuration(400);
   try {
     // The frames are restored into a world of the same design, one by one.
-    World world(m_document->designSpec());
-    world.enterSimulationMode();
-    recording.checkLayout(world);
-    io::LogGroups groups = io::parseLogGroups("all");
-    io::LogColumns columns(world, groups);
+    FrameTable table(m_document->designSpec());
+    const SimulationStatus& status = m_simulation->status();
+    table.setStepOptions(status.timeStep, status.solverMethod);
+    const bool done = table.update(recording, 0, [&](std::size_t i, std::size_t) {
+      if (i % 64 == 0) progress.setValue(static_cast<int>(i));
+      return !progress.wasCanceled();
+    });
+    if (!done) {
+      appendMessage(tr("Export to %1 cancelled; nothing was written").arg(path));
+      return false;
+    }
     io::RunLogInfo info;
     info.scenePath = m_document->filePath().empty()
                          ? m_document->displayName().toStdString()
                          : std::filesystem::absolute(m_document->filePath()).lexically_normal().string();
     info.commandLine = "articula-studio: File > Export Run to HDF5";
-    info.options = io::optionsJson(world.getOptions());
-    io::Hdf5Log log(toPath(path), columns, info);
-    // Forces, reactions, contacts and diagnostics are outputs of the step
-    // that reached a frame, not part of it: a frame that follows its
-    // predecessor by one step is reached again by restoring that one and
-    // stepping (bit for bit, as a resumed replay is). Other frames (thinned
-    // recordings) get NaN there; the first is the start, with no step yet.
-    std::vector<std::pair<int, int>> outputs;
-    for (const io::LogBlock& b : columns.blocks()) {
-      for (const char* name : {"force", "reaction", "jointforce", "limit", "friction", "contact", "diagnostics"}) {
-        if (b.dataset == name) outputs.emplace_back(b.offset, b.size);
-      }
-    }
-    for (std::size_t i = 0; i < recording.size(); ++i) {
-      const bool follows = i > 0 && recording.frameInfo(i).step == recording.frameInfo(i - 1).step + 1;
-      if (follows) {
-        recording.restore(world, i - 1);
-        world.step();
-      } else {
-        recording.restore(world, i);
-      }
-      double* row = log.nextRow();
-      columns.fill(world, row);
-      if (!follows && i > 0) {
-        for (const auto& [offset, size] : outputs) std::fill(row + offset, row + offset + size, std::nan(""));
-      }
-      log.append();
-      if (i % 64 == 0) {
-        progress.setValue(static_cast<int>(i));
-        if (progress.wasCanceled()) {
-          appendMessage(tr("Export to %1 cancelled; nothing was written").arg(path));
-          return false;  // the log's temporary file goes with it
-        }
-      }
-    }
+    info.options = io::optionsJson(table.world().getOptions());
+    io::Hdf5Log log(toPath(path), table.columns(), info);
+    for (std::size_t i = 0; i < table.rows(); ++i) log.append(table.row(i));
     log.setAttribute("source", "the recorded frames of a run in the studio");
     log.commit();
   } catch (const std::exception& e) {

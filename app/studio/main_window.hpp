@@ -37,6 +37,7 @@ class ControlsPanel;
 class Document;
 class ImportReportView;
 class Inspector;
+class PlotPanel;
 class SceneTreeModel;
 class Simulation;
 class TimelineWidget;
@@ -90,6 +91,12 @@ class MainWindow : public QMainWindow {
   SceneTreeModel* sceneTreeModel() const { return m_model; }
   Inspector* inspector() const { return m_inspector; }
   TimelineWidget* timeline() const { return m_timeline; }
+  PlotPanel* plotPanel() const { return m_plots; }
+  /// The scene tree's right-click menu for `ref` (its Plot submenu lists
+  /// the object's quantities of the run while simulating).
+  void fillTreeContextMenu(QMenu* menu, const ObjectRef& ref);
+  /// Shows and raises the Plots dock.
+  void showPlotPanel();
   /// Everything shown in the Messages dock.
   QString messagesText() const;
   /// The import report window of the last import (null before any).
@@ -225,6 +232,7 @@ class MainWindow : public QMainWindow {
   Inspector* m_inspector = nullptr;
   ControlsPanel* m_controls = nullptr;
   TimelineWidget* m_timeline = nullptr;
+  PlotPanel* m_plots = nullptr;
   QPlainTextEdit* m_messages = nullptr;
   QDialog* m_reportDialog = nullptr;
   QPlainTextEdit* m_reportText = nullptr;

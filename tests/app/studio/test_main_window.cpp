@@ -12,6 +12,7 @@
 #include "inspector.hpp"
 #include "main_window.hpp"
 #include "models.hpp"
+#include "plot_panel.hpp"
 #include "preferences.hpp"
 #include "scene_tree_model.hpp"
 #include "simulation.hpp"
@@ -564,6 +565,52 @@ class MainWindowTest : public QObject {
     QCOMPARE(dump("/residual").size(), frames * window_->document()->world().numLoopClosures());
     QVERIFY(window_->messagesText().contains("recorded frames to"));
     window_->leaveSimulation();
+  }
+
+  // Right-click > Plot in the scene tree adds the object's quantities to
+  // the Plots dock; clicking the plot scrubs the timeline.
+  void plotFromTheSceneTree() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "servo_arm.articula").string())));
+    auto* dock = window_->findChild<QDockWidget*>("plotsDock");
+    QVERIFY(dock);
+    QVERIFY(window_->findChild<QAction*>("actionPlotPanel"));
+    const ObjectRef joint{ObjectKind::Joint, "arm/elbow"};
+    {
+      QMenu menu;
+      window_->fillTreeContextMenu(&menu, joint);  // design mode: nothing to plot yet
+      auto* plot = menu.findChild<QMenu*>("menuPlotObject");
+      QVERIFY(plot && !plot->isEnabled());
+    }
+    QVERIFY(window_->enterSimulation());
+    window_->simulation()->step(500);
+    window_->simulation()->waitIdle();
+    PlotPanel* panel = window_->plotPanel();
+    QTRY_VERIFY(!panel->availableColumns().isEmpty());
+    QMenu menu;
+    window_->fillTreeContextMenu(&menu, joint);
+    auto* plot = menu.findChild<QMenu*>("menuPlotObject");
+    QVERIFY(plot && plot->isEnabled());
+    QAction* q = nullptr;
+    for (QAction* a : plot->findChildren<QAction*>()) {
+      if (a->text() == "q:elbow") q = a;
+    }
+    QVERIFY(q);
+    q->trigger();
+    QCOMPARE(panel->series(), QStringList{"q:elbow"});
+    QVERIFY(dock->isVisible());
+    QTRY_COMPARE(panel->points("q:elbow").size(), std::size_t(501));
+    // A click at t = 0.25 s shows the frame recorded then.
+    PlotCanvas* canvas = panel->canvas();
+    QTRY_VERIFY(canvas->width() > 100);
+    const int x = static_cast<int>(std::lround(canvas->xOfTime(0.25)));
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(x, canvas->height() / 2));
+    window_->simulation()->waitIdle();
+    QTRY_VERIFY(window_->simulation()->status().shownFrame.has_value());
+    const std::size_t shown = *window_->simulation()->status().shownFrame;
+    QCOMPARE(shown, static_cast<std::size_t>(std::lround(canvas->timeOfX(x) / 0.001)));
+    window_->leaveSimulation();
+    QVERIFY(panel->availableColumns().isEmpty());
+    dock->hide();
   }
 
   // Export Video on the timeline renders the recorded frames through articula-run.
