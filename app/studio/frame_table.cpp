@@ -27,6 +27,8 @@ FrameTable::FrameTable(const WorldSpec& design) : m_world(std::make_unique<World
   m_width = m_names.size();
   m_startRow.assign(m_width, 0.0);
   m_columns->fill(*m_world, m_startRow.data());
+  m_stepRow.assign(m_width, 0.0);
+  m_stateColumns = static_cast<std::size_t>(1 + m_world->numPositions() + m_world->numDofs());  // t, q, v
 }
 
 int FrameTable::find(const std::string& name) const {
@@ -74,32 +76,41 @@ bool FrameTable::update(const Recording& recording, std::size_t keep, const Prog
   for (std::size_t i = same; i < n; ++i) {
     const RecordedFrameInfo info = recording.frameInfo(i);
     const bool follows = i > 0 && info.step == recording.frameInfo(i - 1).step + 1;
+    bool stepped = false;
     if (follows) {
+      // The step from the frame before, for its outputs...
       recording.restore(*m_world, i - 1);
       m_world->step();
-    } else {
-      recording.restore(*m_world, i);
+      m_columns->fill(*m_world, m_stepRow.data());
     }
+    // ...and the state as recorded.
+    recording.restore(*m_world, i);
     m_values.resize((i + 1) * m_width);
     double* r = m_values.data() + i * m_width;
     m_columns->fill(*m_world, r);
-    if (m_total >= 0) {
+    if (follows) {
+      // The step reached the recorded state unless forces the frames do not
+      // hold (a drag, an effort sent from the Inspector) acted on it; then
+      // its outputs are not the recorded step's.
+      stepped = std::equal(r, r + m_stateColumns, m_stepRow.begin(),
+                           [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); });
+    }
+    const bool start = !follows && info.step == 0;
+    for (const auto& [offset, size] : m_outputs) {
+      if (stepped) {
+        std::copy(m_stepRow.begin() + offset, m_stepRow.begin() + offset + size, r + offset);
+      } else if (start) {
+        // The start: what a world that never stepped reports (as articula-run's first row).
+        std::copy(m_startRow.begin() + offset, m_startRow.begin() + offset + size, r + offset);
+      } else {
+        std::fill(r + offset, r + offset + size, std::numeric_limits<double>::quiet_NaN());
+      }
+    }
+    if (m_total >= 0 && (stepped || start)) {
       for (int k = 0; k < 3; ++k) {
         double sum = 0.0;
         for (int c : m_contactForces) sum += r[c + k];
         r[m_total + k] = sum;
-      }
-    }
-    if (!follows) {
-      // No step reached this frame: the start gets a fresh world's outputs,
-      // other frames none.
-      const bool start = info.step == 0;
-      for (const auto& [offset, size] : m_outputs) {
-        if (start) {
-          std::copy(m_startRow.begin() + offset, m_startRow.begin() + offset + size, r + offset);
-        } else {
-          std::fill(r + offset, r + offset + size, std::numeric_limits<double>::quiet_NaN());
-        }
       }
     }
     m_steps.push_back(info.step);

@@ -8,9 +8,12 @@
 /// reactions, contacts and diagnostics are outputs of the step that reached
 /// a frame, not part of it: a frame that follows its predecessor by one
 /// step is reached again by restoring that one and stepping (bit for bit,
-/// as a resumed replay is). Other frames (thinned recordings) get NaN in
-/// those columns; frame 0 is the start, with no step yet: it gets what a
-/// world that never stepped reports (as articula-run's first row).
+/// as a resumed replay is); the state columns are the recorded frame's.
+/// Frames that no single step reached (thinned recordings), or that the
+/// step from the frame before does not reproduce (a drag pulled, or an
+/// effort was sent between the two), get NaN in the output columns; frame 0
+/// is the start, with no step yet: it gets what a world that never
+/// stepped reports (as articula-run's first row).
 ///
 /// After the run log's columns come `contact:total:{fx,fy,fz}`: the sum of
 /// every body's contact force (world coordinates, N), i.e. the force the
@@ -86,6 +89,8 @@ class FrameTable {
   std::vector<int> m_contactForces;            ///< first column of each body's contact:BODY:fx
   int m_total = -1;                            ///< contact:total:fx, or -1 without contact bodies
   std::vector<double> m_startRow;              ///< the row of the world before any step
+  std::vector<double> m_stepRow;               ///< scratch: the row after the step from the frame before
+  std::size_t m_stateColumns = 0;              ///< t, q and v: the columns a step must reproduce
   std::size_t m_width = 0;                     ///< columns per row
   std::vector<double> m_values;                ///< rows × m_width
   std::vector<std::uint64_t> m_steps;          ///< per row, the frame's step index

@@ -252,6 +252,14 @@ class TestPlotPanel : public QObject {
       recording.restore(w, i);
       QCOMPARE(after[i].second, w.getPositions()[qi]);
     }
+    // The effort was sent after frame 100 was recorded: the step from frame
+    // 100 as recorded does not reach frame 101, so frame 101's step outputs
+    // are left out rather than shown wrong. Later frames hold the effort.
+    QVERIFY(panel.addSeries("force:elbow_pid"));
+    const auto force = panel.points("force:elbow_pid");
+    QCOMPARE(force.size(), std::size_t(120));
+    QCOMPARE(force[100].first, after[100].first);
+    QCOMPARE(force[101].first, after[102].first);
 
     panel.setPaused(true);
     QVERIFY(panel.isPaused());
