@@ -89,9 +89,9 @@ bool FrameTable::update(const Recording& recording, std::size_t keep, const Prog
     double* r = m_values.data() + i * m_width;
     m_columns->fill(*m_world, r);
     if (follows) {
-      // The step reached the recorded state unless forces the frames do not
-      // hold (a drag, an effort sent from the Inspector) acted on it; then
-      // its outputs are not the recorded step's.
+      // The step reaches the recorded state unless something the frame
+      // before does not hold acted on it (a drag, an effort sent between
+      // the two frames); then its outputs are not the recorded step's.
       stepped = std::equal(r, r + m_stateColumns, m_stepRow.begin(),
                            [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); });
     }
