@@ -464,6 +464,7 @@ void World::clear() {
   w.actuatorNames.clear();
   w.schedules.clear();
   w.keyframes.clear();
+  w.viewpoints.clear();
   w.sensors.clear();
   w.sensorNames.clear();
   w.stepRecord.valid = false;

@@ -257,6 +257,7 @@ class WorldImpl {
   std::map<std::string, std::uint32_t> actuatorNames;
   std::vector<ScheduleSpec> schedules;  // design; compiled into Model::schedule_actuator
   std::vector<KeyframeSpec> keyframes;  // named poses (keyframe.cpp)
+  std::vector<ViewpointSpec> viewpoints;  // saved camera views (viewpoint.cpp); never used by a step
   Controller controller;
   VectorXd controls;                     // nu: per compiled actuator
   std::vector<std::uint8_t> controlSet;  // nu: given by the user (else a default is taken on entering simulation)

@@ -109,6 +109,8 @@ void WorldSpec::append(const WorldSpec& other) {
   schedules.insert(schedules.end(), other.schedules.begin(), other.schedules.end());
   keyframes.insert(keyframes.end(), other.keyframes.begin(), other.keyframes.end());
   sensors.insert(sensors.end(), other.sensors.begin(), other.sensors.end());
+  // Viewpoints belong to the scene they were saved in, not to the models it
+  // takes in: the other spec's are not appended.
 }
 
 namespace {
@@ -223,7 +225,7 @@ bool operator==(const WorldSpec& a, const WorldSpec& b) {
          same(a.frames, b.frames) && same(a.shapes, b.shapes) && same(a.loopClosures, b.loopClosures) &&
          same(a.jointCouplers, b.jointCouplers) && same(a.collisionSettings, b.collisionSettings) &&
          same(a.actuators, b.actuators) && same(a.schedules, b.schedules) && same(a.keyframes, b.keyframes) &&
-         a.sensors == b.sensors && a.ownerOrder == b.ownerOrder;
+         a.sensors == b.sensors && a.viewpoints == b.viewpoints && a.ownerOrder == b.ownerOrder;
 }
 
 namespace {
@@ -388,6 +390,7 @@ WorldSpec World::getSpec() const {
   for (const Actuator& a : getActuators()) spec.actuators.push_back(a.getSpec());
   spec.schedules = getSchedules();
   spec.keyframes = getKeyframes();
+  spec.viewpoints = getViewpoints();
   for (const Sensor& x : getSensors()) spec.sensors.push_back(x.getSpec());
   return spec;
 }
@@ -412,6 +415,7 @@ class SpecBuilder {
     for (const auto& a : m_spec.actuators) m_world.addActuator(a);
     for (const auto& s : m_spec.schedules) m_world.addSchedule(s);
     for (const auto& k : m_spec.keyframes) m_world.addKeyframe(k);
+    for (const auto& v : m_spec.viewpoints) m_world.setViewpoint(v);
     for (const auto& x : m_spec.sensors) m_world.addSensor(x);
   }
 

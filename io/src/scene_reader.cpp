@@ -82,6 +82,8 @@ class Reader {
           keyframes.push_back(e);  // once every body exists
         } else if (name == "sensor" && version >= 3) {
           readSensor(e);
+        } else if (name == "viewpoint" && version >= 4) {
+          readViewpoint(e);
         } else if (name == "recording") {
           if (m_recording) fail(e, "a second <recording> section (a scene has at most one)");
           readRecording(e);
@@ -631,6 +633,16 @@ class Reader {
         break;
     }
     m_world.addSchedule(s);
+  }
+
+  void readViewpoint(const XMLElement* e) {
+    ViewpointSpec v;
+    v.name = text(e, "name");
+    if (m_world.getViewpoint(v.name)) fail(e, "a second viewpoint named '" + v.name + "'");
+    v.eye = vector3(e, "eye");
+    v.center = vector3(e, "center");
+    if (e->Attribute("fovy") != nullptr) v.fovYDegrees = number(e, "fovy");
+    m_world.setViewpoint(v);
   }
 
   void readKeyframe(const XMLElement* e) {

@@ -30,8 +30,9 @@ class Writer {
     const WorldSpec spec = m_world.getSpec();
     // Version 2 added actuators, schedules and keyframes; without them a
     // file stays readable by builds that read version 1.
-    // Version 3 added sensors.
-    root->SetAttribute("version", !spec.sensors.empty()                                                        ? 3
+    // Version 3 added sensors, version 4 viewpoints.
+    root->SetAttribute("version", !spec.viewpoints.empty()                                                     ? 4
+                                  : !spec.sensors.empty()                                                      ? 3
                                   : spec.actuators.empty() && spec.schedules.empty() && spec.keyframes.empty() ? 1
                                                                                                                : 2);
     writeOptions(root, spec.options);
@@ -72,6 +73,7 @@ class Writer {
     for (const ScheduleSpec& s : spec.schedules) writeSchedule(root, s);
     for (const KeyframeSpec& k : spec.keyframes) writeKeyframe(root, k);
     for (const SensorSpec& x : spec.sensors) writeSensor(root, x);
+    for (const ViewpointSpec& v : spec.viewpoints) writeViewpoint(root, v);
     if (m_recording) writeRecording(root, *m_recording);
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
@@ -374,6 +376,14 @@ class Writer {
     list("q", k.q);
     list("v", k.v);
     list("controls", k.controls);
+  }
+
+  void writeViewpoint(XMLElement* root, const ViewpointSpec& v) {
+    XMLElement* e = child(root, "viewpoint");
+    e->SetAttribute("name", v.name.c_str());
+    e->SetAttribute("eye", formatNumbers(v.eye).c_str());
+    e->SetAttribute("center", formatNumbers(v.center).c_str());
+    if (v.fovYDegrees != ViewpointSpec{}.fovYDegrees) e->SetAttribute("fovy", formatNumber(v.fovYDegrees).c_str());
   }
 
   void writeRecording(XMLElement* root, const SceneRecording& r) {

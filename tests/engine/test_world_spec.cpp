@@ -8,6 +8,7 @@
 
 #include <QtTest/QtTest>
 
+#include <cmath>
 #include <cstring>
 
 using namespace articula;
@@ -136,6 +137,69 @@ class TestWorldSpec : public QObject {
     // The rigid body's pose reads back.
     const Isometry3d X = spec.rigidBodies[0].pose();
     QVERIFY((X.matrix() - w.getRigidBody("box")->getPose().matrix()).norm() < 1e-14);
+  }
+
+  // Viewpoints: set (or replaced by name), removed, checked, carried by the
+  // spec, and no part of the layout or the stepping.
+  void viewpointsRoundTripAndTakeNoPartInTheLayout() {
+    World a;
+    buildEverything(a);
+    const LayoutFingerprint before = computeLayoutFingerprint(a);
+    ViewpointSpec side;
+    side.name = "side";
+    side.eye = Vector3d(0, -4, 1);
+    side.center = Vector3d(0, 0, 0.5);
+    a.setViewpoint(side);
+    ViewpointSpec top{"top", Vector3d(0, 0, 6), Vector3d(0.1, 0, 0), 30.0};
+    a.setViewpoint(top);
+    side.fovYDegrees = 60.0;
+    a.setViewpoint(side);  // replaces, in place
+    QCOMPARE(a.getViewpoints().size(), std::size_t{2});
+    QCOMPARE(a.getViewpoints()[0].name, std::string("side"));
+    QCOMPARE(a.getViewpoint("side")->fovYDegrees, 60.0);
+    QVERIFY(!a.getViewpoint("front"));
+    QVERIFY(before == computeLayoutFingerprint(a));
+    for (const ViewpointSpec& bad : {ViewpointSpec{"", Vector3d(1, 0, 0), Vector3d::Zero(), 45.0},
+                                     ViewpointSpec{"a/b", Vector3d(1, 0, 0), Vector3d::Zero(), 45.0},
+                                     ViewpointSpec{"same", Vector3d(1, 2, 3), Vector3d(1, 2, 3), 45.0},
+                                     ViewpointSpec{"nan", Vector3d(std::nan(""), 0, 0), Vector3d::Zero(), 45.0},
+                                     ViewpointSpec{"two words", Vector3d(1, 0, 0), Vector3d::Zero(), 45.0},
+                                     ViewpointSpec{"a,b", Vector3d(1, 0, 0), Vector3d::Zero(), 45.0},
+                                     ViewpointSpec{"wide", Vector3d(1, 0, 0), Vector3d::Zero(), 171.0},
+                                     ViewpointSpec{"narrow", Vector3d(1, 0, 0), Vector3d::Zero(), 0.5}}) {
+      QVERIFY_THROWS_EXCEPTION(InvalidArgument, a.setViewpoint(bad));
+    }
+    const WorldSpec spec = a.getSpec();
+    QCOMPARE(spec.viewpoints, a.getViewpoints());
+    World b(spec);
+    QCOMPARE(b.getViewpoints(), a.getViewpoints());
+    QVERIFY(b.getSpec() == spec);
+    WorldSpec other = spec;
+    other.viewpoints.pop_back();
+    QVERIFY(!(other == spec));
+    requireSameStepping(a, b, 50);
+    // A recording of the world without viewpoints restores into the one with them.
+    World c;
+    buildEverything(c);
+    Recording r;
+    c.step(3);
+    r.append(c);
+    World d;
+    buildEverything(d);
+    d.setViewpoint(top);
+    d.enterSimulationMode();
+    r.restore(d, 0);
+    QVERIFY(sameBits(d.getPositions(), c.getPositions()));
+    // Appending a spec keeps this scene's viewpoints.
+    WorldSpec joined;
+    joined.viewpoints = {top};
+    joined.append(spec);
+    QCOMPARE(joined.viewpoints.size(), std::size_t{1});
+    a.removeViewpoint("side");
+    a.removeViewpoint("nothing");
+    QCOMPARE(a.getViewpoints().size(), std::size_t{1});
+    a.clear();
+    QVERIFY(a.getViewpoints().empty());
   }
 
   void rebuiltWorldStepsBitForBit() {

@@ -78,6 +78,51 @@ class TestSceneFile : public QObject {
              qPrintable(QString("only %1 scene files in %2").arg(files).arg(QString::fromStdString(dir.string()))));
   }
 
+  // <viewpoint> (format version 4): saved camera views survive save → load
+  // → save byte for byte; a scene without them stays at its lower version;
+  // bad ones are refused at their line.
+  void viewpointsRoundTrip() {
+    World w;
+    scenes::buildScene(w, "four_bar");
+    const std::string without = io::sceneToString(w);
+    QVERIFY(without.find("<viewpoint") == std::string::npos);
+    QVERIFY(without.find("version=\"4\"") == std::string::npos);
+    w.setViewpoint({"side", Vector3d(0.1, -3.0, 0.7), Vector3d(0.1, 0.0, 0.2), 45.0});
+    w.setViewpoint({"close", Vector3d(0.4, 0.4, 0.5), Vector3d(0.0, 0.0, 0.1), 28.5});
+    const std::string first = io::sceneToString(w);
+    QVERIFY(first.find("<articula version=\"4\">") != std::string::npos);
+    QVERIFY2(first.find("<viewpoint name=\"close\" eye=\"0.40000000000000002 0.40000000000000002 0.5\"") !=
+                 std::string::npos,
+             first.c_str());
+    World loaded;
+    io::loadSceneFromString(loaded, first, "views.articula");
+    QCOMPARE(loaded.getViewpoints(), w.getViewpoints());
+    QCOMPARE(io::sceneToString(loaded), first);
+    const auto refused = [](const std::string& body, int version, int line, const std::string& expected) {
+      World x;
+      try {
+        io::loadSceneFromString(
+            x, "<articula version=\"" + std::to_string(version) + "\">\n" + body + "\n</articula>\n", "views.articula");
+        return std::string("accepted");
+      } catch (const io::ImportError& e) {
+        if (e.line() != line) return "line " + std::to_string(e.line()) + ": " + e.what();
+        if (std::string(e.what()).find(expected) == std::string::npos) return std::string(e.what());
+        return std::string();
+      }
+    };
+    QCOMPARE(refused("<viewpoint name=\"a\" eye=\"1 1 1\" center=\"1 1 1\"/>", 4, 2, "must not be at the center"),
+             std::string());
+    QCOMPARE(refused("<viewpoint name=\"a\" eye=\"1 1\" center=\"0 0 0\"/>", 4, 2, "eye"), std::string());
+    QCOMPARE(refused("<viewpoint name=\"a\" eye=\"1 1 1\" center=\"0 0 0\" fovy=\"0\"/>", 4, 2, "field of view"),
+             std::string());
+    QCOMPARE(refused("<viewpoint name=\"a\" eye=\"1 1 1\" center=\"0 0 0\"/>\n<viewpoint name=\"a\" eye=\"2 1 1\" "
+                     "center=\"0 0 0\"/>",
+                     4, 3, "a second viewpoint named 'a'"),
+             std::string());
+    QCOMPARE(refused("<viewpoint name=\"a\" eye=\"1 1 1\" center=\"0 0 0\"/>", 3, 2, "unknown element <viewpoint>"),
+             std::string());
+  }
+
   void newerVersionIsRefused() {
     World w;
     try {

@@ -10,6 +10,7 @@
 #include <articula/ik.hpp>
 #include <articula/joint_spec.hpp>
 #include <articula/keyframe.hpp>
+#include <articula/viewpoint.hpp>
 #include <articula/layout.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>

@@ -300,6 +300,18 @@ class World {
   /// @throws TopologyError for an unknown schedule, and as addSchedule.
   void setSchedule(const std::string& name, const ScheduleSpec& schedule);
 
+  /// Viewpoints (articula/viewpoint.hpp), in either mode: adds one, or
+  /// replaces the one of the same name in place.
+  /// @throws InvalidArgument for an empty name or one with '/', ':', ',' or
+  ///         white space, non-finite points, eye = center, or a field of
+  ///         view outside [1°, 170°].
+  void setViewpoint(const ViewpointSpec& viewpoint);
+  /// Unknown names are ignored.
+  void removeViewpoint(const std::string& name);
+  /// In the order they were first set.
+  std::vector<ViewpointSpec> getViewpoints() const;
+  std::optional<ViewpointSpec> getViewpoint(const std::string& name) const;
+
   /// Keyframes (articula/keyframe.hpp), in either mode.
   /// @throws InvalidArgument for a bad name, a taken name, sizes that do not
   ///         match the world's coordinates or non-finite values.

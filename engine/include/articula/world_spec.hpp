@@ -24,6 +24,7 @@
 #include <articula/sensor.hpp>
 #include <articula/shape.hpp>
 #include <articula/types.hpp>
+#include <articula/viewpoint.hpp>
 
 #include <Eigen/Geometry>
 
@@ -131,6 +132,7 @@ struct WorldSpec {
   std::vector<ScheduleSpec> schedules;  ///< evaluated in this order before every step
   std::vector<KeyframeSpec> keyframes;  ///< named poses (articula/keyframe.hpp)
   std::vector<SensorSpec> sensors;      ///< in creation order (articula/sensor.hpp)
+  std::vector<ViewpointSpec> viewpoints;  ///< saved camera views (articula/viewpoint.hpp)
   /// Names of rigid bodies and multibodies in the order their coordinates
   /// are packed in the state vector. Empty: rigid bodies first, then
   /// multibodies. Objects not listed follow the listed ones in that order.
@@ -150,7 +152,8 @@ struct WorldSpec {
   KeyframeSpec* findKeyframe(const std::string& name);
   SensorSpec* findSensor(const std::string& name);
 
-  /// Appends every object of `other` (options are kept). Names must not
+  /// Appends every object of `other` (options and viewpoints are kept: the
+  /// viewpoints are this scene's). Names must not
   /// clash; World(spec) reports a clash.
   void append(const WorldSpec& other);
 };
