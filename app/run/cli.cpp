@@ -3,6 +3,7 @@
 #include "builtin_scenes.hpp"
 
 #include <articula/file_io.hpp>
+#include <articula/io/run_log.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <charconv>
@@ -197,11 +198,7 @@ void printImportReport(const io::ImportReport& report, bool verbose) {
 }
 
 std::string formatNumber(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[64];
-  const auto r = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, r.ptr);
+  return io::csvNumber(value);
 }
 
 std::string formatByteCount(double bytes) {

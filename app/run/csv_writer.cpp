@@ -3,13 +3,7 @@
 namespace articula::run {
 
 std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+  return io::csvField(s);
 }
 
 io::LogGroups parseCsvLog(const std::string& list) {

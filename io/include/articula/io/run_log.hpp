@@ -105,6 +105,13 @@ struct RunLogInfo {
   std::string options;      ///< the options that shaped the world, as JSON
 };
 
+/// A number as run-log CSV text: the shortest text that reads back as the
+/// same double; `nan`, `inf`, `-inf`.
+std::string csvNumber(double value);
+/// `s` as a CSV field: quoted (with doubled quotes) when it holds a comma,
+/// a quote or a line break.
+std::string csvField(const std::string& s);
+
 /// SHA-256 of `bytes`, as 64 lowercase hex digits.
 std::string sha256Hex(std::string_view bytes);
 /// The world's options (time step, integrator, solver, gravity) as JSON.
