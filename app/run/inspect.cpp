@@ -56,6 +56,7 @@ struct Topology {
   std::vector<CouplerInfo> couplers;
   std::vector<ActuatorSpec> actuators;
   std::vector<ScheduleSpec> schedules;
+  std::vector<ViewpointSpec> viewpoints;
   int dofs = 0;
   int positions = 0;
 };
@@ -119,6 +120,7 @@ Topology collect(const World& world, const io::ImportReport& report) {
   }
   for (const Actuator& a : world.getActuators()) t.actuators.push_back(a.getSpec());
   t.schedules = world.getSchedules();
+  t.viewpoints = world.getViewpoints();
   t.dofs = world.numDofs();
   t.positions = world.numPositions();
   return t;
@@ -228,6 +230,15 @@ void printText(std::ostream& os, const Topology& t, const io::ImportReport& repo
          << "\n";
     }
   }
+  if (!t.viewpoints.empty()) {
+    os << "\nviewpoints (render --camera NAME):\n";
+    for (const ViewpointSpec& v : t.viewpoints) {
+      os << "  " << v.name << ": eye " << formatNumber(v.eye.x()) << "," << formatNumber(v.eye.y()) << ","
+         << formatNumber(v.eye.z()) << ", looking at " << formatNumber(v.center.x()) << ","
+         << formatNumber(v.center.y()) << "," << formatNumber(v.center.z()) << ", " << formatNumber(v.fovYDegrees)
+         << " deg\n";
+    }
+  }
   os << "\n" << report.toText();
 }
 
@@ -283,6 +294,15 @@ void printJson(std::ostream& os, const Topology& t, const io::ImportReport& repo
        << fin(a.controlMax) << "], \"force_range\": [" << fin(a.forceMin) << ", " << fin(a.forceMax)
        << "], \"kp\": " << opt(a.kp) << ", \"kd\": " << opt(a.kd) << ", \"kv\": " << opt(a.kv)
        << ", \"gravity_compensation\": " << (a.gravityCompensation ? "true" : "false") << "}";
+  }
+  os << "],\n  \"viewpoints\": [";
+  for (std::size_t i = 0; i < t.viewpoints.size(); ++i) {
+    const ViewpointSpec& v = t.viewpoints[i];
+    const auto point = [](const Vector3d& p) {
+      return "[" + formatNumber(p.x()) + ", " + formatNumber(p.y()) + ", " + formatNumber(p.z()) + "]";
+    };
+    os << (i ? "," : "") << "\n    {\"name\": " << jsonString(v.name) << ", \"eye\": " << point(v.eye)
+       << ", \"center\": " << point(v.center) << ", \"fovy\": " << formatNumber(v.fovYDegrees) << "}";
   }
   os << "],\n  \"import_report\": " << report.toJson() << "\n}\n";
 }

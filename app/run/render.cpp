@@ -91,6 +91,43 @@ viewer::Layer parseLayer(const std::string& option, const std::string& name) {
   return *l;
 }
 
+// Whether --camera text could name a viewpoint (no eye:center numbers).
+bool isViewpointName(const std::string& text) {
+  return !text.empty() && text.find_first_of(":, \t") == std::string::npos;
+}
+
+// --camera text that is not a viewpoint of `world`, parsed as a view.
+// @throws CliError naming the scene's viewpoints when it is neither.
+viewer::CameraSpec cameraView(const std::string& text, const World& world) {
+  try {
+    return viewer::parseCameraSpec(text);
+  } catch (const std::invalid_argument& e) {
+    std::string names;
+    for (const ViewpointSpec& v : world.getViewpoints()) names += (names.empty() ? "" : ", ") + v.name;
+    throw CliError("--camera: '" + text + "' is neither a viewpoint of the scene (" +
+                   (names.empty() ? std::string("it has none") : "it has " + names) + ") nor a view: " + e.what());
+  }
+}
+
+// --camera VIEW on `viewport`: a viewpoint of the scene (by name; it wins
+// over a preset of the same name), a preset, "fit", or eye:center. Presets
+// and "fit" frame the scene.
+void applyCamera(const std::string& text, const World& world, viewer::Viewport& viewport) {
+  viewer::OrbitCamera& camera = viewport.camera();
+  if (const std::optional<ViewpointSpec> v = world.getViewpoint(text)) {
+    camera.setView(v->eye, v->center);
+    camera.setFieldOfView(v->fovYDegrees);
+    return;
+  }
+  const viewer::CameraSpec spec = cameraView(text, world);
+  if (spec.hasEyeCenter) {
+    camera.setView(spec.eye, spec.center);
+  } else {
+    if (!spec.preset.empty() && spec.preset != "fit") camera.setPreset(spec.preset);
+    viewport.fitToScene();
+  }
+}
+
 RenderOptions parseRender(const std::vector<std::string>& argv) {
   RenderOptions o;
   InputOptions& input = o.setup.input;
@@ -217,7 +254,8 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
   try {
     (void)viewer::parseCameraSpec(o.camera);
   } catch (const std::invalid_argument& e) {
-    usageError(std::string("--camera: ") + e.what());
+    // A plain name may be one of the scene's viewpoints (checked once it is read).
+    if (!isViewpointName(o.camera)) usageError(std::string("--camera: ") + e.what());
   }
   return o;
 }
@@ -469,13 +507,7 @@ int renderVideo(const RenderOptions& o, World& world, const std::optional<Loaded
     scene.applySnapshot(snapshot);
     viewer::OrbitCamera& camera = viewport.camera();
     if (k == 0) {
-      const viewer::CameraSpec spec = viewer::parseCameraSpec(o.camera);
-      if (spec.hasEyeCenter) {
-        camera.setView(spec.eye, spec.center);
-      } else {
-        if (!spec.preset.empty() && spec.preset != "fit") camera.setPreset(spec.preset);
-        viewport.fitToScene();
-      }
+      applyCamera(o.camera, world, viewport);
       if (followed) center = previous = followed->getWorldTransform().translation();
     }
     if (o.orbit != 0.0 && k > 0) {
@@ -524,6 +556,8 @@ int renderCommand(const std::vector<std::string>& argv) {
   } else {
     prepareWorld(world, o.setup, o.quiet);
   }
+  // A mistyped viewpoint fails before anything is simulated or encoded.
+  if (!world.getViewpoint(o.camera)) (void)cameraView(o.camera, world);
   // The context first: without a display nothing is simulated in vain.
   std::unique_ptr<viewer::Viewport> viewport;
   try {
@@ -580,14 +614,7 @@ int renderCommand(const std::vector<std::string>& argv) {
 
   viewport->setScene(&scene);
   viewport->setOverlayEnabled(o.overlay);
-  const viewer::CameraSpec spec = viewer::parseCameraSpec(o.camera);
-  viewer::OrbitCamera& camera = viewport->camera();
-  if (spec.hasEyeCenter) {
-    camera.setView(spec.eye, spec.center);
-  } else {
-    if (!spec.preset.empty() && spec.preset != "fit") camera.setPreset(spec.preset);
-    viewport->fitToScene();
-  }
+  applyCamera(o.camera, world, *viewport);
   viewport->renderFrame();
   // The overlay measures the frame rate over frames; a second frame gives it numbers.
   if (o.overlay) viewport->renderFrame();

@@ -1,7 +1,9 @@
 // articula-run render end to end: scenes, robots and replay frames drawn to
 // PNG offscreen (under Xvfb), and its errors.
+#include <QtCore/QFile>
 #include <QtCore/QProcess>
 #include <QtCore/QProcessEnvironment>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
@@ -145,6 +147,42 @@ class TestRenderCli : public QObject {
     QVERIFY(differentPixels(QImage(iso), QImage(front)) > 1000);
     QVERIFY(differentPixels(QImage(iso), QImage(eye)) > 1000);
     QVERIFY(differentPixels(QImage(iso), QImage(layers)) > 50);
+  }
+
+  // --camera NAME uses a viewpoint saved in the scene: the same picture as
+  // its eye and centre given by hand; its field of view counts; an unknown
+  // name lists the scene's viewpoints; inspect lists them.
+  void cameraNamesASavedViewpoint() {
+    QFile in(sourcePath("scenes/box_stack.articula"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(in.readAll());
+    text.replace(QRegularExpression("<articula version=\"\\d\">"), "<articula version=\"4\">");
+    text.replace("</articula>",
+                 "    <viewpoint name=\"corner\" eye=\"3 -3 2\" center=\"0 0 0.5\"/>\n"
+                 "    <viewpoint name=\"narrow\" eye=\"3 -3 2\" center=\"0 0 0.5\" fovy=\"20\"/>\n"
+                 "</articula>");
+    const QString scene = m_dir.filePath("views.articula");
+    QFile out(scene);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text.toUtf8());
+    out.close();
+    const QStringList common{"--steps", "50", "--size", "240x180", "-q"};
+    const QString named = m_dir.filePath("named.png"), byHand = m_dir.filePath("byhand.png"),
+                  narrow = m_dir.filePath("narrow.png");
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", named, "--camera", "corner"} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", byHand, "--camera", "3,-3,2:0,0,0.5"} + common).exitCode, 0);
+    QCOMPARE(runTool(QStringList{"render", scene, "--out", narrow, "--camera", "narrow"} + common).exitCode, 0);
+    QCOMPARE(differentPixels(QImage(named), QImage(byHand)), 0);
+    QVERIFY(differentPixels(QImage(named), QImage(narrow)) > 1000);
+    const RunResult unknown = runTool(QStringList{"render", scene, "--out", named, "--camera", "sideways"} + common);
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("'sideways' is neither a viewpoint of the scene (it has corner, narrow)"),
+             qPrintable(unknown.err));
+    const RunResult inspect = runTool({"inspect", scene});
+    QCOMPARE(inspect.exitCode, 0);
+    QVERIFY2(
+        inspect.out.contains("viewpoints (render --camera NAME):\n  corner: eye 3,-3,2, looking at 0,0,0.5, 45 deg"),
+        qPrintable(inspect.out));
   }
 
   void plotsShowTheRecordedHistory() {
