@@ -45,6 +45,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
@@ -151,6 +152,13 @@ StudioDialogs StudioDialogs::standard() {
   };
   d.ask = [](QWidget* parent, const QString& title, const QString& text, QMessageBox::StandardButtons buttons) {
     return QMessageBox::question(parent, title, text, buttons);
+  };
+  d.askText = [](QWidget* parent, const QString& title, const QString& label,
+                 const QString& suggested) -> std::optional<QString> {
+    bool ok = false;
+    const QString text = QInputDialog::getText(parent, title, label, QLineEdit::Normal, suggested, &ok);
+    if (!ok) return std::nullopt;
+    return text;
   };
   d.error = [](QWidget* parent, const QString& title, const QString& text) {
     QMessageBox::warning(parent, title, text);
@@ -698,6 +706,9 @@ void MainWindow::createMenus() {
     const QString path = m_dialogs.saveFile(this, tr("Save Screenshot"), tr("PNG images (*.png)"), name);
     if (!path.isEmpty()) saveScreenshot(path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png");
   });
+  QMenu* viewpoints = m_viewMenu->addMenu(tr("View&points"));
+  viewpoints->setObjectName("menuViewpoints");
+  connect(viewpoints, &QMenu::aboutToShow, this, [this, viewpoints] { fillViewpointMenu(viewpoints); });
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(m_translateAction);
   m_viewMenu->addAction(m_rotateAction);
@@ -1354,7 +1365,15 @@ bool MainWindow::openWithOptions(const QString& path, const io::ImportOptions& o
     if (!text.trimmed().isEmpty()) appendMessage(text.trimmed());
     showImportReport(report, report.format != "articula");
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    if (!reload) m_viewport->fitToScene();
+    if (!reload) {
+      // A scene opens in the first view its author saved, else framed whole.
+      const std::vector<ViewpointSpec> views = m_document->world().getViewpoints();
+      if (views.empty()) {
+        m_viewport->fitToScene();
+      } else {
+        m_viewport->setView(views.front());
+      }
+    }
     updateActions();
     statusBar()->showMessage(
         (reload ? tr("Reloaded %1") : tr("Opened %1")).arg(QFileInfo(path).fileName()) +
@@ -1814,6 +1833,66 @@ bool MainWindow::exportRunToHdf5(const QString& path) {
   progress.setValue(static_cast<int>(recording.size()));
   appendMessage(tr("Exported %1 recorded frames to %2").arg(recording.size()).arg(path));
   return true;
+}
+
+// ---- viewpoints ----------------------------------------------------------------------------------
+
+void MainWindow::fillViewpointMenu(QMenu* menu) {
+  qDeleteAll(menu->findChildren<QMenu*>(Qt::FindDirectChildrenOnly));  // clear() keeps submenus
+  menu->clear();
+  const std::vector<ViewpointSpec> views = m_document->world().getViewpoints();
+  QAction* save = menu->addAction(tr("&Save Current View…"));
+  save->setObjectName("actionSaveViewpoint");
+  save->setToolTip(tr("Keep this camera in the scene (articula-run render --camera NAME uses it too)"));
+  save->setEnabled(!isSimulating());
+  connect(save, &QAction::triggered, this, [this] {
+    std::string suggested;
+    for (int i = 1; suggested.empty() || m_document->world().getViewpoint(suggested); ++i) {
+      suggested = "view_" + std::to_string(i);
+    }
+    const std::optional<QString> name =
+        m_dialogs.askText(this, tr("Save Viewpoint"), tr("Name of the viewpoint:"), qs(suggested));
+    if (name && !name->trimmed().isEmpty()) saveViewpoint(name->trimmed());
+  });
+  if (views.empty()) {
+    menu->addAction(tr("(the scene has no viewpoints)"))->setEnabled(false);
+    return;
+  }
+  menu->addSeparator();
+  for (const ViewpointSpec& v : views) {
+    QAction* a = menu->addAction(qs(v.name));
+    a->setObjectName(qs("actionViewpoint_" + v.name));
+    connect(a, &QAction::triggered, this, [this, name = qs(v.name)] { goToViewpoint(name); });
+  }
+  menu->addSeparator();
+  QMenu* remove = menu->addMenu(tr("&Delete"));
+  remove->setObjectName("menuDeleteViewpoint");
+  remove->setEnabled(!isSimulating());
+  for (const ViewpointSpec& v : views) {
+    connect(remove->addAction(qs(v.name)), &QAction::triggered, this,
+            [this, name = qs(v.name)] { deleteViewpoint(name); });
+  }
+}
+
+bool MainWindow::saveViewpoint(const QString& name) {
+  if (isSimulating()) return false;
+  const ViewpointSpec view = m_viewport->currentView(name.toStdString());
+  if (!editWithMessage(tr("Save viewpoint %1").arg(name), [&](World& w) { w.setViewpoint(view); })) return false;
+  statusBar()->showMessage(tr("Viewpoint %1 saved").arg(name), 3000);
+  return true;
+}
+
+bool MainWindow::goToViewpoint(const QString& name) {
+  const std::optional<ViewpointSpec> view = m_document->world().getViewpoint(name.toStdString());
+  if (!view) return false;
+  m_viewport->setView(*view);
+  statusBar()->showMessage(tr("Viewpoint %1").arg(name), 3000);
+  return true;
+}
+
+bool MainWindow::deleteViewpoint(const QString& name) {
+  if (isSimulating() || !m_document->world().getViewpoint(name.toStdString())) return false;
+  return editWithMessage(tr("Delete viewpoint %1").arg(name), [&](World& w) { w.removeViewpoint(name.toStdString()); });
 }
 
 // ---- recovery ---------------------------------------------------------------------------------------

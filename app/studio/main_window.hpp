@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QActionGroup;
@@ -55,6 +56,10 @@ struct StudioDialogs {
   std::function<QMessageBox::StandardButton(QWidget* parent, const QString& title, const QString& text,
                                             QMessageBox::StandardButtons buttons)>
       ask;
+  /// A line of text (a name): returns it, or nullopt when the user cancels.
+  std::function<std::optional<QString>(QWidget* parent, const QString& title, const QString& label,
+                                       const QString& suggested)>
+      askText;
   /// An error the user must see.
   std::function<void(QWidget* parent, const QString& title, const QString& text)> error;
   /// The import dialog for `file` (absolute path), starting from `choices`
@@ -150,6 +155,15 @@ class MainWindow : public QMainWindow {
   /// Saves the 3D view as a PNG (View > Save Screenshot, F12).
   bool saveScreenshot(const QString& path);
 
+  // ---- viewpoints (View > Viewpoints) ----------------------------------------------
+  /// Saves the 3D view's camera as viewpoint `name` of the design (one undo
+  /// step; replaces a viewpoint of that name). Design mode only.
+  bool saveViewpoint(const QString& name);
+  /// Moves the camera to a viewpoint of the design (either mode).
+  bool goToViewpoint(const QString& name);
+  /// Removes a viewpoint (one undo step). Design mode only.
+  bool deleteViewpoint(const QString& name);
+
   // ---- recovery ------------------------------------------------------------------
   /// The recovery file the design is autosaved to.
   QString recoveryFile() const;
@@ -172,6 +186,7 @@ class MainWindow : public QMainWindow {
   void createStatusBar();
   // Keyframes and pins (whole-body posing).
   void createKeyframeMenu();
+  void fillViewpointMenu(QMenu* menu);
   void rebuildKeyframeStrip();
   void captureKeyframe();
   void applyKeyframe(const QString& name);

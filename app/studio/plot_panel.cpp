@@ -4,9 +4,10 @@
 #include "frame_table.hpp"
 #include "simulation.hpp"
 
+#include <articula/io/run_log.hpp>
 #include <articula/io/state_columns.hpp>
 
-#include <QDateTime>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -34,6 +35,8 @@ namespace articula::studio {
 namespace {
 
 constexpr int kRefreshWhilePlayingMs = 1000;  // reading the recording while it grows: at most once a second
+constexpr qint64 kReadBudgetMs = 30;          // frames read per turn of the event loop, so the window stays responsive
+constexpr int kMaxTicks = 200;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Distinct, readable on white (Tableau's ten).
@@ -41,29 +44,10 @@ const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14), QColor(4
                            QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
                            QColor(188, 189, 34),  QColor(23, 190, 207)};
 
-/// articula-run's CSV number format: the shortest text that reads back as
-/// the same double.
-std::string csvNumber(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[64];
-  const auto r = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, r.ptr);
-}
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
 /// Tick step of about `span / target` rounded to 1, 2 or 5 × 10^k.
 double niceStep(double span, int target) {
   const double raw = span / std::max(1, target);
+  if (!(raw > 0.0) || !std::isfinite(raw)) return 0.0;
   const double p = std::pow(10.0, std::floor(std::log10(raw)));
   for (double m : {1.0, 2.0, 5.0}) {
     if (raw <= m * p) return m * p;
@@ -98,6 +82,12 @@ QString groupOf(const QString& column) {
   return it == kTitles.end() ? key : it->second;
 }
 
+/// Empties a menu filled on demand, its submenus too (clear() keeps them).
+void clearMenu(QMenu* menu) {
+  qDeleteAll(menu->findChildren<QMenu*>(Qt::FindDirectChildrenOnly));
+  menu->clear();
+}
+
 }  // namespace
 
 // ---- PlotCanvas -------------------------------------------------------------------
@@ -124,6 +114,13 @@ void PlotCanvas::setCursorTime(double t) {
 }
 
 void PlotCanvas::setTimeRange(double t0, double t1) {
+  // Zoom in no further than a span the axis can still label.
+  const double least = std::max(1e-9, 1e-9 * std::max(std::abs(t0), std::abs(t1)));
+  if (t1 > t0 && t1 - t0 < least) {
+    const double mid = 0.5 * (t0 + t1);
+    t0 = mid - 0.5 * least;
+    t1 = mid + 0.5 * least;
+  }
   m_zoomed = t1 > t0;
   m_t0 = t0;
   m_t1 = t1;
@@ -204,14 +201,25 @@ void PlotCanvas::paint(QPainter& p, const QRect& rect) const {
   const QPen gridPen(QColor(225, 225, 225), 1.0);
   const QPen textPen(QColor(60, 60, 60));
   const double ts = niceStep(t1 - t0, std::max(2, a.width() / 90));
-  for (double t = std::ceil(t0 / ts) * ts; t <= t1 + 1e-12 * ts; t += ts) {
+  const auto ticks = [](double lo, double hi, double step) {
+    std::vector<double> out;
+    if (!(step > 0.0)) return out;
+    const double first = std::ceil(lo / step);
+    for (int k = 0; k < kMaxTicks; ++k) {
+      const double v = (first + k) * step;
+      if (v > hi + 1e-9 * step) break;
+      out.push_back(v);
+    }
+    return out;
+  };
+  for (const double t : ticks(t0, t1, ts)) {
     p.setPen(gridPen);
     p.drawLine(QPointF(X(t), a.top()), QPointF(X(t), a.bottom()));
     p.setPen(textPen);
     p.drawText(QRectF(X(t) - 40, a.bottom() + 3, 80, 14), Qt::AlignHCenter | Qt::AlignTop, tickText(t, ts));
   }
   const double vs = niceStep(v1 - v0, std::max(2, a.height() / 40));
-  for (double v = std::ceil(v0 / vs) * vs; v <= v1 + 1e-12 * vs; v += vs) {
+  for (const double v : ticks(v0, v1, vs)) {
     p.setPen(gridPen);
     p.drawLine(QPointF(a.left(), Y(v)), QPointF(a.right(), Y(v)));
     p.setPen(textPen);
@@ -382,7 +390,7 @@ PlotPanel::PlotPanel(Document* document, Simulation* simulation, QWidget* parent
   add->setMenu(addMenu);
   add->setPopupMode(QToolButton::InstantPopup);
   connect(addMenu, &QMenu::aboutToShow, this, [this, addMenu] {
-    addMenu->clear();
+    clearMenu(addMenu);
     const QStringList columns = availableColumns();
     if (columns.isEmpty()) {
       addMenu->addAction(tr("Simulate to plot the run"))->setEnabled(false);
@@ -400,7 +408,7 @@ PlotPanel::PlotPanel(Document* document, Simulation* simulation, QWidget* parent
   remove->setMenu(removeMenu);
   remove->setPopupMode(QToolButton::InstantPopup);
   connect(removeMenu, &QMenu::aboutToShow, this, [this, removeMenu] {
-    removeMenu->clear();
+    clearMenu(removeMenu);
     for (const QString& s : m_series) {
       connect(removeMenu->addAction(s), &QAction::triggered, this, [this, s] { removeSeries(s); });
     }
@@ -428,6 +436,15 @@ PlotPanel::PlotPanel(Document* document, Simulation* simulation, QWidget* parent
 
   connect(m_canvas, &PlotCanvas::timeClicked, this, [this](double t) {
     if (!m_table) return;
+    // Rows are the recorded frames only while none was replaced since they were read.
+    const SimulationStatus& status = m_simulation->status();
+    if (status.history != m_history || status.droppedFrames != m_dropped) {
+      if (isPaused()) {
+        emit message(tr("Plots: the plotted frames were replaced since the plot was paused; resume it to scrub"));
+        return;
+      }
+      refresh();
+    }
     // The frame shown at t: the last one at or before it, or the nearer
     // neighbour when the click falls between two.
     const auto i = m_table->rowAtOrBefore(t);
@@ -653,11 +670,16 @@ void PlotPanel::refresh() {
     // new branch, a change of solver) or the oldest were thinned.
     const bool same = status.history == m_history && status.droppedFrames == m_dropped;
     m_table->setStepOptions(status.timeStep, status.solverMethod);
-    m_table->update(recording, same ? m_table->rows() : 0);
+    // A long recording is read a slice at a time; the rest on the next turn.
+    QElapsedTimer clock;
+    clock.start();
+    const bool done = m_table->update(recording, same ? m_table->rows() : 0,
+                                      [&clock](std::size_t, std::size_t) { return clock.elapsed() < kReadBudgetMs; });
     m_history = status.history;
     m_dropped = status.droppedFrames;
-    m_frames = recording.size();
-    m_stale = m_frames != status.frames;
+    m_frames = done ? recording.size() : 0;
+    m_stale = !done || m_frames != status.frames;
+    if (!done) m_throttle->start(0);
   } catch (const std::exception& e) {
     m_table->clear();
     emit message(tr("Plots: the recorded frames could not be read: %1").arg(QString::fromUtf8(e.what())));
@@ -699,13 +721,13 @@ bool PlotPanel::exportCsv(const QString& path, QString* error) const {
     const int c = m_table->find(s.toStdString());
     if (c < 0) continue;
     columns.push_back(c);
-    text += ',' + csvField(s.toStdString());
+    text += ',' + io::csvField(s.toStdString());
   }
   text += '\n';
   for (std::size_t i = 0; i < m_table->rows(); ++i) {
     for (std::size_t k = 0; k < columns.size(); ++k) {
       if (k) text += ',';
-      text += csvNumber(m_table->value(i, columns[k]));
+      text += io::csvNumber(m_table->value(i, columns[k]));
     }
     text += '\n';
   }

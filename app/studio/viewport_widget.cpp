@@ -370,11 +370,43 @@ void ViewportWidget::setSimulationMode(bool simulation) {
 
 void ViewportWidget::fitToScene() {
   if (m->viewport) {
+    // A viewpoint's field of view does not outlast it.
+    m->viewport->camera().setFieldOfView(viewer::OrbitCamera().fieldOfView());
     m->viewport->fitToScene();
     update();
   } else {
     m_fitPending = true;
+    m_viewPending.reset();
   }
+}
+
+void ViewportWidget::setView(const ViewpointSpec& view) {
+  if (!m->viewport) {
+    m_viewPending = view;
+    m_fitPending = false;
+    return;
+  }
+  viewer::OrbitCamera& camera = m->viewport->camera();
+  camera.setView(view.eye, view.center);
+  camera.setFieldOfView(view.fovYDegrees);
+  update();
+}
+
+ViewpointSpec ViewportWidget::currentView(const std::string& name) const {
+  if (!m->viewport && m_viewPending) {
+    ViewpointSpec v = *m_viewPending;
+    v.name = name;
+    return v;
+  }
+  const viewer::OrbitCamera fresh;
+  const viewer::OrbitCamera& camera = m->viewport ? m->viewport->camera() : fresh;
+  const viewer::CameraPose pose = camera.pose();
+  ViewpointSpec v;
+  v.name = name;
+  v.eye = pose.eye;
+  v.center = pose.center;
+  v.fovYDegrees = camera.fieldOfView();
+  return v;
 }
 
 QImage ViewportWidget::grabView() {
@@ -407,6 +439,11 @@ void ViewportWidget::initializeGL() {
   if (m_fitPending) {
     m->viewport->fitToScene();
     m_fitPending = false;
+  }
+  if (m_viewPending) {
+    const ViewpointSpec view = *m_viewPending;
+    m_viewPending.reset();
+    setView(view);
   }
 }
 

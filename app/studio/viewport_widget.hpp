@@ -18,6 +18,7 @@
 #include <QOpenGLWidget>
 
 #include <memory>
+#include <optional>
 
 class QTimer;
 
@@ -50,6 +51,12 @@ class ViewportWidget : public QOpenGLWidget {
   viewer::SceneView& scene();
   /// Frames the whole scene.
   void fitToScene();
+  /// Looks from `view.eye` at `view.center` with its field of view (applied
+  /// when the OpenGL view exists, if it does not yet).
+  void setView(const ViewpointSpec& view);
+  /// The camera as a viewpoint named `name` (the pending or default view
+  /// before the OpenGL view exists).
+  ViewpointSpec currentView(const std::string& name) const;
   /// Translate (true) or rotate gizmo.
   void setGizmoTranslate(bool translate);
   /// Follows the simulation (true) or the document's design (false).
@@ -101,6 +108,7 @@ class ViewportWidget : public QOpenGLWidget {
   QTimer* m_timer = nullptr;
   bool m_simulationMode = false;
   bool m_fitPending = true;
+  std::optional<ViewpointSpec> m_viewPending;  ///< setView() before the OpenGL view existed
   int m_framesPainted = 0;
 };
 

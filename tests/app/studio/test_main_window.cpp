@@ -613,6 +613,66 @@ class MainWindowTest : public QObject {
     dock->hide();
   }
 
+  // View > Viewpoints: Save Current View keeps the camera in the design (one
+  // undo step), choosing one moves the camera there, the file keeps them and
+  // a scene opens in its first one.
+  void viewpointsAreSavedAndOpenedWith() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    viewer::Viewport* vp = window_->viewportWidget()->viewport();
+    QVERIFY(vp);
+    vp->camera().setView(Vector3d(0.3, -2.5, 1.1), Vector3d(0.05, 0.0, 0.15));
+    vp->camera().setFieldOfView(35.0);
+    const viewer::CameraPose saved = vp->camera().pose();
+    auto* menu = window_->findChild<QMenu*>("menuViewpoints");
+    QVERIFY(menu);
+    emit menu->aboutToShow();
+    QAction* save = menu->findChild<QAction*>("actionSaveViewpoint");
+    QVERIFY(save && save->isEnabled());
+    textAnswer_ = QString("front_left");
+    save->trigger();
+    QCOMPARE(asked_.back(), QString("view_1"));  // the suggested name
+    const auto view = window_->document()->world().getViewpoint("front_left");
+    QVERIFY(view);
+    QVERIFY((view->eye - saved.eye).norm() < 1e-12);
+    QVERIFY((view->center - saved.center).norm() < 1e-12);
+    QCOMPARE(view->fovYDegrees, 35.0);
+    QCOMPARE(window_->document()->undoStack()->undoText(), QString("Save viewpoint front_left"));
+    window_->document()->undoStack()->undo();
+    QVERIFY(!window_->document()->world().getViewpoint("front_left"));
+    window_->document()->undoStack()->redo();
+    QVERIFY(window_->document()->world().getViewpoint("front_left"));
+
+    // Elsewhere, then back through the menu.
+    window_->findChild<QAction*>("actionFit")->trigger();
+    vp->camera().setFieldOfView(45.0);
+    QVERIFY((vp->camera().pose().eye - saved.eye).norm() > 1e-3);
+    emit menu->aboutToShow();
+    QAction* go = menu->findChild<QAction*>("actionViewpoint_front_left");
+    QVERIFY(go);
+    go->trigger();
+    QVERIFY((vp->camera().pose().eye - saved.eye).norm() < 1e-9);
+    QCOMPARE(vp->camera().fieldOfView(), 35.0);
+
+    // The file keeps it; opening the file shows it.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("views.articula");
+    QVERIFY(window_->saveTo(path));
+    window_->findChild<QAction*>("actionFit")->trigger();
+    QVERIFY(window_->openFile(path));
+    vp = window_->viewportWidget()->viewport();
+    QVERIFY((vp->camera().pose().eye - saved.eye).norm() < 1e-9);
+    // Deleting is one undo step too.
+    QVERIFY(window_->deleteViewpoint("front_left"));
+    QVERIFY(window_->document()->world().getViewpoints().empty());
+    window_->document()->undoStack()->undo();
+    QCOMPARE(window_->document()->world().getViewpoints().size(), std::size_t{1});
+    // Not while simulating; going there still works.
+    QVERIFY(window_->enterSimulation());
+    QVERIFY(!window_->saveViewpoint("another"));
+    QVERIFY(window_->goToViewpoint("front_left"));
+    window_->leaveSimulation();
+  }
+
   // Export Video on the timeline renders the recorded frames through articula-run.
   void exportVideo() {
     QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
@@ -1376,6 +1436,8 @@ class MainWindowTest : public QObject {
     f.write(xml.toUtf8());
   }
 
+  std::optional<QString> textAnswer_;
+
   void stubDialogs(StudioDialogs& d) {
     d.openFile = [this](QWidget*, const QString&, const QString&) { return chosenFile_; };
     d.saveFile = [this](QWidget*, const QString&, const QString&, const QString&) { return chosenFile_; };
@@ -1384,6 +1446,10 @@ class MainWindowTest : public QObject {
       return answer_;
     };
     d.error = [this](QWidget*, const QString& title, const QString& text) { errors_.push_back(title + ": " + text); };
+    d.askText = [this](QWidget*, const QString&, const QString&, const QString& suggested) -> std::optional<QString> {
+      asked_.push_back(suggested);
+      return textAnswer_;
+    };
     d.importChoices = [this](QWidget*, const QString& file, ImportChoices& choices) {
       importAsked_.push_back({file, choices});
       if (!importAnswer_) return false;
