@@ -255,8 +255,8 @@ class WorldImpl {
   ProjectionWorkspace projection;
   std::vector<ActuatorRecord> actuators;
   std::map<std::string, std::uint32_t> actuatorNames;
-  std::vector<ScheduleSpec> schedules;  // design; compiled into Model::schedule_actuator
-  std::vector<KeyframeSpec> keyframes;  // named poses (keyframe.cpp)
+  std::vector<ScheduleSpec> schedules;    // design; compiled into Model::schedule_actuator
+  std::vector<KeyframeSpec> keyframes;    // named poses (keyframe.cpp)
   std::vector<ViewpointSpec> viewpoints;  // saved camera views (viewpoint.cpp); never used by a step
   Controller controller;
   VectorXd controls;                     // nu: per compiled actuator

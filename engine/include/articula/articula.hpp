@@ -10,7 +10,6 @@
 #include <articula/ik.hpp>
 #include <articula/joint_spec.hpp>
 #include <articula/keyframe.hpp>
-#include <articula/viewpoint.hpp>
 #include <articula/layout.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
@@ -23,5 +22,6 @@
 #include <articula/snapshot.hpp>
 #include <articula/state_space.hpp>
 #include <articula/types.hpp>
+#include <articula/viewpoint.hpp>
 #include <articula/world.hpp>
 #include <articula/world_spec.hpp>

@@ -128,10 +128,10 @@ struct WorldSpec {
   std::vector<ClosureSpec> loopClosures;
   std::vector<CouplerSpec> jointCouplers;
   std::vector<CollisionSettingSpec> collisionSettings;
-  std::vector<ActuatorSpec> actuators;  ///< in control order (articula/actuator.hpp)
-  std::vector<ScheduleSpec> schedules;  ///< evaluated in this order before every step
-  std::vector<KeyframeSpec> keyframes;  ///< named poses (articula/keyframe.hpp)
-  std::vector<SensorSpec> sensors;      ///< in creation order (articula/sensor.hpp)
+  std::vector<ActuatorSpec> actuators;    ///< in control order (articula/actuator.hpp)
+  std::vector<ScheduleSpec> schedules;    ///< evaluated in this order before every step
+  std::vector<KeyframeSpec> keyframes;    ///< named poses (articula/keyframe.hpp)
+  std::vector<SensorSpec> sensors;        ///< in creation order (articula/sensor.hpp)
   std::vector<ViewpointSpec> viewpoints;  ///< saved camera views (articula/viewpoint.hpp)
   /// Names of rigid bodies and multibodies in the order their coordinates
   /// are packed in the state vector. Empty: rigid bodies first, then
