@@ -44,7 +44,9 @@ ImportReport importFile(World& world, const fs::path& file, const ImportOptions&
     if (root == "robot") ext = ".urdf";
     if (root == "sdf") ext = ".sdf";
     if (root == "articula") ext = ".articula";
+    if (root == "mujoco") ext = ".mjcf";
   }
+  if (ext == ".mjcf") return importMjcf(world, file, options);
   if (ext == ".urdf") return importUrdf(world, file, options);
   if (ext == ".sdf" || ext == ".world") return importSdf(world, file, options);
   if (ext == ".articula") {
@@ -57,7 +59,7 @@ ImportReport importFile(World& world, const fs::path& file, const ImportOptions&
   }
   throw ImportError(file.string(), 0,
                     "unknown file type '" + file.extension().string() +
-                        "': expected .articula, .urdf, .sdf or .world (or .xml holding one of them)");
+                        "': expected .articula, .urdf, .sdf, .world or .mjcf (or .xml holding one of them, or MJCF)");
 }
 
 }  // namespace articula::io

@@ -2,7 +2,8 @@
 /// @file
 /// Importing robot and scene descriptions into a World: URDF (closed loops
 /// found and cut into LoopClosures, `<mimic>` into JointCouplers), SDF
-/// (worlds and models, `must_be_loop_joint`, gearbox joints) and the native
+/// (worlds and models, `must_be_loop_joint`, gearbox joints), MJCF (MuJoCo
+/// models, equality constraints into LoopClosures) and the native
 /// `.articula` format. Every import returns an ImportReport that says what
 /// was cut, assembled, ignored or suspicious; every failure is an
 /// ImportError naming file, line and problem, with the World left empty.
@@ -107,7 +108,7 @@ struct AssemblyReport {
 
 struct ImportReport {
   std::string file;    ///< the file imported (or the source name of a string)
-  std::string format;  ///< "urdf", "sdf" or "articula"
+  std::string format;  ///< "urdf", "sdf", "mjcf" or "articula"
   std::vector<LoopCut> cuts;
   std::vector<CouplerMade> couplers;
   std::vector<ActuatorMade> actuators;
@@ -159,8 +160,16 @@ ImportReport importSdf(World& world, const std::filesystem::path& file, const Im
 ImportReport importSdfFromString(World& world, const std::string& text, const std::string& sourceName = "<string>",
                                  const std::filesystem::path& baseDirectory = {}, const ImportOptions& options = {});
 
-/// Chooses the reader by extension: `.urdf`, `.sdf`, `.world`, `.articula`
-/// (also `.xml`/`.xacro`-free URDF by content). @throws ImportError for an
+/// Reads an MJCF (MuJoCo XML) model into `world`: bodies, joints, geoms,
+/// meshes, default classes, equality constraints (as LoopClosures and
+/// JointCouplers), actuators, sensors, keyframes and `<include>`d files.
+ImportReport importMjcf(World& world, const std::filesystem::path& file, const ImportOptions& options = {});
+ImportReport importMjcfFromString(World& world, const std::string& text, const std::string& sourceName = "<string>",
+                                  const std::filesystem::path& baseDirectory = {}, const ImportOptions& options = {});
+
+/// Chooses the reader by extension: `.urdf`, `.sdf`, `.world`, `.articula`,
+/// `.mjcf`; a `.xml` file by its root element (`<robot>`, `<sdf>`,
+/// `<mujoco>`, `<articula>`). @throws ImportError for an
 /// unknown extension.
 ImportReport importFile(World& world, const std::filesystem::path& file, const ImportOptions& options = {});
 
