@@ -951,9 +951,14 @@ class SdfImporter {
     spec.parentOffset = framePose(g, parent).inverse() * j.X_WJ;
     spec.childOffset = framePose(g, child).inverse() * j.X_WJ;
     const int n = numDofs(spec.type);
-    for (VectorXd* v : {&spec.positionLowerLimits, &spec.positionUpperLimits, &spec.effortLimits, &spec.velocityLimits,
-                        &spec.damping, &spec.coulombFriction, &spec.springStiffness, &spec.restPositions}) {
-      v->setZero(n);
+    // Per-DoF values come from the joint's axes; a joint without axes (a
+    // ball) keeps them empty: no limits, no damping.
+    if (axes > 0) {
+      for (VectorXd* v :
+           {&spec.positionLowerLimits, &spec.positionUpperLimits, &spec.effortLimits, &spec.velocityLimits,
+            &spec.damping, &spec.coulombFriction, &spec.springStiffness, &spec.restPositions}) {
+        v->setZero(n);
+      }
     }
     // Universal joints traversed backwards turn Rot(a1, q1)·Rot(a2, q2) into
     // Rot(-a2, q2)·Rot(-a1, q1): the engine's first DoF is the SDF's second.
