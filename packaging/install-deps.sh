@@ -31,11 +31,12 @@ full_pkgs=(
   file dpkg-dev           # CPack's .deb: file finds the ELF files, dpkg-shlibdeps the Depends (package_deb)
   python3-dev pybind11-dev python3-numpy  # the articula Python package (python/)
   python3-pytest python3-matplotlib       # its tests and examples
+  libmujoco-dev           # MuJoCo loads exported MJCF in the tests (and is a benchmark peer)
 )
 
 peer_pkgs=(
   "${full_pkgs[@]}"
-  libdart-all-dev libmujoco-dev  # tests/benchmarks/peers (optional backends)
+  libdart-all-dev  # tests/benchmarks/peers (optional backend)
 )
 
 pkgs=("${full_pkgs[@]}")

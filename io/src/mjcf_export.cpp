@@ -16,10 +16,13 @@
 //       translational → slides x, y, z; free root → freejoint; free below
 //       the root (MuJoCo only frees top-level bodies) → slides x, y, z + ball;
 //   - names: a body is named after its link, a joint after its joint, when
-//     the name is unique in the world, else "multibody/link" and
-//     "multibody/joint"; the MuJoCo joints of a joint that becomes several
-//     are "<name>:0", "<name>:1", ...; a rigid body's free joint is named
-//     after the body;
+//     the name is unique in the world, else "multibody.link" and
+//     "multibody.joint" (no '/', which Articula's names cannot hold); the
+//     MuJoCo joints of a joint that becomes several are "<name>:0",
+//     "<name>:1", ...; a rigid body's free joint is named after the body;
+//     sensors that become several are "<sensor>:accelerometer", ...;
+//   - collision shapes are geoms of group 3 (MuJoCo hides it by default),
+//     visual shapes geoms of group 1 that collide with nothing;
 //   - the initial state: the first MuJoCo joint of every link (both of a
 //     screw) gets `ref` = its initial coordinate and the body is written at
 //     that coordinate, free bodies at their initial pose, so that MuJoCo's
@@ -469,9 +472,9 @@ class Writer {
       const auto it = m.find(n);
       return it == m.end() ? 0 : it->second;
     };
-    b.name = uniqueName(m_bodyNames, count(bodyCount, link.name) == 1 ? link.name : mb.name + "/" + link.name);
+    b.name = uniqueName(m_bodyNames, count(bodyCount, link.name) == 1 ? link.name : mb.name + "." + link.name);
     const std::string jointBase =
-        count(jointCount, link.joint.name) == 1 ? link.joint.name : mb.name + "/" + link.joint.name;
+        count(jointCount, link.joint.name) == 1 ? link.joint.name : mb.name + "." + link.joint.name;
     const JointSpec& js = link.joint;
     b.parts = jointParts(js, link.parent.empty());
     b.X0 = detail::exportedJointOrigin(mb, link);
@@ -827,6 +830,7 @@ class Writer {
                       .c_str());
       return;
     }
+    e->SetAttribute("group", 3);
     e->SetAttribute("friction", (exportNumber(s.material.friction) + " 0 0").c_str());
     if (!s.collidable) {
       e->SetAttribute("contype", 0);
@@ -1161,7 +1165,7 @@ class Writer {
             Isometry3d endBk = endB;
             endAk.translation() += k * kHingeAxisLength * endA.linear().col(2);
             endBk.translation() += k * kHingeAxisLength * endB.linear().col(2);
-            XMLElement* e = equality("connect", k == 0 ? c.name : c.name + "/axis");
+            XMLElement* e = equality("connect", k == 0 ? c.name : c.name + ":axis");
             e->SetAttribute("body1", bodyName(a).c_str());
             e->SetAttribute("body2", bodyName(b).c_str());
             e->SetAttribute("anchor", exportNumbers(Vector3d(endAk.translation())).c_str());
@@ -1412,8 +1416,8 @@ class Writer {
           }
           XMLElement* site = addSite(body, s.name, X);
           if (s.type == SensorType::Imu) {
-            written.push_back(sensor("accelerometer", s.name + "/accelerometer"));
-            written.push_back(sensor("gyro", s.name + "/gyro"));
+            written.push_back(sensor("accelerometer", s.name + ":accelerometer"));
+            written.push_back(sensor("gyro", s.name + ":gyro"));
             detail::converted(m_report, where, "an accelerometer and a gyro");
           } else {
             XMLElement* r = sensor("rangefinder", s.name);
@@ -1435,8 +1439,8 @@ class Writer {
           }
           // The sensor frame is `pose` in the joint frame: the body's frame.
           XMLElement* site = addSite(m_bodyElements[it->second], s.name, s.pose);
-          written.push_back(sensor("force", s.name + "/force"));
-          written.push_back(sensor("torque", s.name + "/torque"));
+          written.push_back(sensor("force", s.name + ":force"));
+          written.push_back(sensor("torque", s.name + ":torque"));
           for (XMLElement* w : written) w->SetAttribute("site", site->Attribute("name"));
           detail::converted(m_report, where,
                             std::string("a force and a torque sensor (the wrench the parent applies to the child") +
@@ -1482,8 +1486,8 @@ class Writer {
             continue;
           }
           if (type == JointType::Ball) {
-            written.push_back(sensor("ballquat", s.name + "/quat"));
-            written.push_back(sensor("ballangvel", s.name + "/angvel"));
+            written.push_back(sensor("ballquat", s.name + ":quat"));
+            written.push_back(sensor("ballangvel", s.name + ":angvel"));
             for (XMLElement* w : written) w->SetAttribute("joint", b.parts[0].name.c_str());
             detail::converted(m_report, where, "ballquat (w first) and ballangvel");
             break;
@@ -1494,7 +1498,7 @@ class Writer {
           }
           for (const char* kind : {"jointpos", "jointvel"}) {
             for (const Part* p : scalar) {
-              XMLElement* w = sensor(kind, s.name + "/" + p->name + "/" + (kind[5] == 'p' ? "pos" : "vel"));
+              XMLElement* w = sensor(kind, s.name + ":" + p->name + ":" + (kind[5] == 'p' ? "pos" : "vel"));
               w->SetAttribute("joint", p->name.c_str());
               written.push_back(w);
             }
