@@ -8,7 +8,7 @@
 // becomes k links: k − 1 massless links named after the joints, then the
 // body's own link with the last joint. Every joint frame has the body's
 // orientation (joint axis in the body frame), so hinge, slide and ball
-// coordinates read as MuJoCo's do, with `ref` subtracted.
+// coordinates read as MuJoCo's qpos does; a joint's `ref` is where it starts.
 #include "import_common.hpp"
 #include "input_guard.hpp"
 
@@ -60,10 +60,10 @@ struct JointPlace {
 
 // A body of the file once placed.
 struct BodyPlace {
-  std::string frame;                          // "world", a rigid body, "multibody/link"
-  Isometry3d X_W = Isometry3d::Identity();    // world pose of the body frame at the reference pose
-  Isometry3d X_LB = Isometry3d::Identity();   // body frame in the Articula link frame
-  std::string multibody;                      // empty for the world and rigid bodies
+  std::string frame;                         // "world", a rigid body, "multibody/link"
+  Isometry3d X_W = Isometry3d::Identity();   // world pose of the body frame at the reference pose
+  Isometry3d X_LB = Isometry3d::Identity();  // body frame in the Articula link frame
+  std::string multibody;                     // empty for the world and rigid bodies
   std::string link;
 };
 
@@ -90,8 +90,8 @@ class MjcfImporter {
     const XMLElement* root = doc.RootElement();
     if (root == nullptr || std::string(root->Name()) != "mujoco") {
       throw ImportError(m_file, root != nullptr ? root->GetLineNum() : 0,
-                        "not an MJCF file: the root element is <" +
-                            std::string(root != nullptr ? root->Name() : "") + ">, expected <mujoco>");
+                        "not an MJCF file: the root element is <" + std::string(root != nullptr ? root->Name() : "") +
+                            ">, expected <mujoco>");
     }
     m_modelName = attr(root, "model").value_or("");
     m_defaults["main"] = DefaultClass{};
@@ -105,8 +105,10 @@ class MjcfImporter {
     }
     for (const XMLElement* e : children(root)) {
       const std::string tag = e->Name();
-      if (tag == "option") readOption(e);
-      else if (tag == "asset") readAssets(e);
+      if (tag == "option")
+        readOption(e);
+      else if (tag == "asset")
+        readAssets(e);
     }
     for (const XMLElement* e : children(root)) {
       if (std::string(e->Name()) == "worldbody") readWorldBody(e);
@@ -114,10 +116,14 @@ class MjcfImporter {
     scaleToTotalMass();
     for (const XMLElement* e : children(root)) {
       const std::string tag = e->Name();
-      if (tag == "contact") readContact(e);
-      else if (tag == "equality") readEquality(e);
-      else if (tag == "actuator") readActuators(e);
-      else if (tag == "sensor") readSensors(e);
+      if (tag == "contact")
+        readContact(e);
+      else if (tag == "equality")
+        readEquality(e);
+      else if (tag == "actuator")
+        readActuators(e);
+      else if (tag == "sensor")
+        readSensors(e);
     }
     // Keyframes last: they need every joint and actuator.
     for (const XMLElement* e : children(root)) {
@@ -135,6 +141,7 @@ class MjcfImporter {
       // MuJoCo's contact (or constraint) flag is off: nothing touches.
       for (ShapeSpec& shape : m_spec.shapes) shape.collidable = false;
     }
+    unqualifyNames();
     m_spec.options = m_world.getOptions();
     applyOptions(m_spec.options);
     m_world.applySpec(m_spec, SpecStatePolicy::FromSpec);
@@ -184,13 +191,13 @@ class MjcfImporter {
   bool m_noPassive = false;   // passive disabled: no joint springs or dampers
 
   std::map<std::string, DefaultClass> m_defaults;
-  std::map<std::string, AttributeMap> m_meshes;     // name → attributes (file, scale)
-  std::map<std::string, Vector4d> m_materials;      // name → rgba
-  std::map<std::string, BodyPlace> m_bodies;        // body name → place
-  std::map<std::string, JointPlace> m_joints;       // joint name → place
-  std::vector<std::string> m_jointOrder;            // joints in qpos order
+  std::map<std::string, AttributeMap> m_meshes;                       // name → attributes (file, scale)
+  std::map<std::string, Vector4d> m_materials;                        // name → rgba
+  std::map<std::string, BodyPlace> m_bodies;                          // body name → place
+  std::map<std::string, JointPlace> m_joints;                         // joint name → place
+  std::vector<std::string> m_jointOrder;                              // joints in qpos order
   std::map<std::string, std::pair<std::string, Isometry3d>> m_sites;  // site → (frame, pose in that frame)
-  std::set<std::string> m_names;                    // names taken among frames (bodies, links, sites)
+  std::set<std::string> m_names;                                      // names taken among frames (bodies, links, sites)
   std::set<std::string> m_shapeNames;
   std::vector<int> m_actuatorOf;  // file actuator index → index in m_spec.actuators, or −1
   std::set<std::string> m_reportedAttributes;
@@ -239,8 +246,9 @@ class MjcfImporter {
       try {
         text = detail::readTextInput(path);
       } catch (const std::exception& ex) {
-        throw ImportError(fileOf(c), c->GetLineNum(),
-                          "<include file='" + std::string(name) + "'>: cannot read " + path.string() + ": " + ex.what());
+        throw ImportError(
+            fileOf(c), c->GetLineNum(),
+            "<include file='" + std::string(name) + "'>: cannot read " + path.string() + ": " + ex.what());
       }
       XMLDocument& doc = parseDocument(text, path.string());
       const XMLElement* root = doc.RootElement();
@@ -339,9 +347,9 @@ class MjcfImporter {
   // given keep the default class's values (size="0.1" over a default
   // size="0.03 0.2" is 0.1 0.2; likewise friction, gear, gain and bias).
   static const std::set<std::string>& partialArrays() {
-    static const std::set<std::string> names{"size",     "friction",    "gear",          "gainprm",       "biasprm",
-                                             "dynprm",   "polycoef",    "solref",        "solimp",        "solreflimit",
-                                             "solimplimit", "solreffriction", "solimpfriction", "fluidcoef"};
+    static const std::set<std::string> names{
+        "size",   "friction", "gear",        "gainprm",     "biasprm",        "dynprm",         "polycoef",
+        "solref", "solimp",   "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "fluidcoef"};
     return names;
   }
 
@@ -429,7 +437,8 @@ class MjcfImporter {
           return orientation(mine);
         }
       }
-      fail(x.e, "<" + std::string(x.e->Name()) + "> gives more than one orientation (quat, axisangle, euler, xyaxes, zaxis)");
+      fail(x.e, "<" + std::string(x.e->Name()) +
+                    "> gives more than one orientation (quat, axisangle, euler, xyaxes, zaxis)");
     }
     if (!q.empty()) {
       Eigen::Quaterniond quat(q[0], q[1], q[2], q[3]);
@@ -446,8 +455,8 @@ class MjcfImporter {
       for (int i = 0; i < 3; ++i) {
         const char c = m_eulerSeq[static_cast<std::size_t>(i)];
         const int axisIndex = std::tolower(static_cast<unsigned char>(c)) - 'x';
-        const Matrix3d Ri = Eigen::AngleAxisd(angle(eu[static_cast<std::size_t>(i)]), Vector3d::Unit(axisIndex))
-                                .toRotationMatrix();
+        const Matrix3d Ri =
+            Eigen::AngleAxisd(angle(eu[static_cast<std::size_t>(i)]), Vector3d::Unit(axisIndex)).toRotationMatrix();
         // Lower case: about the rotated (moving) axes; upper case: about the fixed ones.
         R = std::islower(static_cast<unsigned char>(c)) != 0 ? Matrix3d(R * Ri) : Matrix3d(Ri * R);
       }
@@ -492,8 +501,8 @@ class MjcfImporter {
     }
     if (const auto s = x.get("eulerseq")) {
       const bool valid = s->size() == 3 && std::all_of(s->begin(), s->end(), [](char c) {
-        return std::string("xyzXYZ").find(c) != std::string::npos;
-      });
+                           return std::string("xyzXYZ").find(c) != std::string::npos;
+                         });
       if (!valid) fail(e, "<compiler eulerseq='" + *s + "'>: expected three of x, y, z, X, Y, Z");
       m_eulerSeq = *s;
     }
@@ -520,7 +529,8 @@ class MjcfImporter {
     // Frames are local to their parent; MuJoCo 2.3.3 and older also read
     // global coordinates, which are not imported.
     if (const auto c = x.get("coordinate"); c && *c != "local") {
-      fail(e, "<compiler coordinate='" + *c + "'>: only local coordinates are imported (MuJoCo itself removed global "
+      fail(e, "<compiler coordinate='" + *c +
+                  "'>: only local coordinates are imported (MuJoCo itself removed global "
                   "coordinates in 2.3.4)");
     }
     x.get("texturedir");
@@ -597,8 +607,8 @@ class MjcfImporter {
   }
 
   static const std::set<std::string>& actuatorTags() {
-    static const std::set<std::string> tags{"general",     "motor",  "position", "velocity", "intvelocity",
-                                            "damper",      "cylinder", "muscle", "adhesion", "plugin"};
+    static const std::set<std::string> tags{"general", "motor",    "position", "velocity", "intvelocity",
+                                            "damper",  "cylinder", "muscle",   "adhesion", "plugin"};
     return tags;
   }
 
@@ -650,8 +660,8 @@ class MjcfImporter {
         const std::string name = x.get("name").value_or("");
         const std::vector<double> rgba = numbers(x, "rgba", 4, 4);
         m_materials[name] = rgba.empty() ? Vector4d(1, 1, 1, 1) : Vector4d(rgba[0], rgba[1], rgba[2], rgba[3]);
-        for (const char* a : {"texture", "specular", "shininess", "reflectance", "emission", "texrepeat",
-                              "texuniform", "metallic", "roughness"}) {
+        for (const char* a : {"texture", "specular", "shininess", "reflectance", "emission", "texrepeat", "texuniform",
+                              "metallic", "roughness"}) {
           x.get(a);  // appearance beyond colour: not part of the model
         }
         done(x);
@@ -831,7 +841,7 @@ class MjcfImporter {
           s.springStiffness = dofs(*k);
           double ref = number(x, "springref").value_or(0.0);
           if (angular) ref = angle(ref);
-          s.restPositions = dofs(ref - j.ref);
+          s.restPositions = dofs(ref);
         } else {
           ignore(c, "joint '" + j.name + "': stiffness of a " + type + " joint not imported");
         }
@@ -845,8 +855,8 @@ class MjcfImporter {
       const bool hasLimits = limited.value_or(m_autoLimits && !range.empty()) && !m_noLimits;
       if (hasLimits && !range.empty() && (type == "hinge" || type == "slide")) {
         if (range[0] > range[1]) fail(c, "joint '" + j.name + "': range lower bound above upper bound");
-        const double lo = (angular ? angle(range[0]) : range[0]) - j.ref;
-        const double hi = (angular ? angle(range[1]) : range[1]) - j.ref;
+        const double lo = angular ? angle(range[0]) : range[0];
+        const double hi = angular ? angle(range[1]) : range[1];
         s.positionLowerLimits = dofs(lo);
         s.positionUpperLimits = dofs(hi);
       } else if (hasLimits && !range.empty() && type == "ball") {
@@ -877,9 +887,8 @@ class MjcfImporter {
     done(x);
     std::vector<JointRead> joints = readJoints(top, childClass);
     const std::vector<const XMLElement*> content = children(top);
-    const bool hasChildBodies = std::any_of(content.begin(), content.end(), [](const XMLElement* c) {
-      return std::string(c->Name()) == "body";
-    });
+    const bool hasChildBodies = std::any_of(content.begin(), content.end(),
+                                            [](const XMLElement* c) { return std::string(c->Name()) == "body"; });
     // A lone free body is a rigid body.
     if (joints.size() == 1 && joints[0].isFree && !hasChildBodies) {
       if (!m_bodyNames.insert(name).second || !m_names.insert(name).second) {
@@ -979,9 +988,15 @@ class MjcfImporter {
         link.q.resize(7);
         link.q << X_parentBody.translation(), quat.x(), quat.y(), quat.z(), quat.w();
       } else {
-        link.joint.parentOffset = X_parentBody * j.spec.parentOffset;
-        // The body frame in the file is at q = ref: joint coordinates are
-        // measured from there (ref is subtracted where q is read).
+        // The body frame in the file is where the joint is at q = ref
+        // (MuJoCo's qpos0): q = 0 is the file's pose turned (or slid) back
+        // by ref, and the link starts at q = ref.
+        Isometry3d back = Isometry3d::Identity();
+        if (j.spec.type == JointType::Revolute)
+          back.linear() = Eigen::AngleAxisd(-j.ref, j.spec.axis).toRotationMatrix();
+        if (j.spec.type == JointType::Prismatic) back.translation() = -j.ref * j.spec.axis;
+        link.joint.parentOffset = X_parentBody * j.spec.parentOffset * back;
+        if (j.ref != 0.0) link.q = VectorXd::Constant(1, j.ref);
       }
       if (!isWeld) registerJoint(j, mbName, link.name, link.joint.type);
       m_spec.multibodies[mbIndex].links.push_back(link);
@@ -1039,8 +1054,8 @@ class MjcfImporter {
     Geometry geometry;
     Isometry3d pose = Isometry3d::Identity();  // in the body frame
     bool valid = false;
-    std::string meshFile;       // for mesh geoms
-    std::vector<double> size;   // the size attribute as given
+    std::string meshFile;                       // for mesh geoms
+    std::vector<double> size;                   // the size attribute as given
     std::vector<std::array<int, 3>> triangles;  // a mesh given in the file: its surface (volume, inertia)
   };
 
@@ -1065,9 +1080,9 @@ class MjcfImporter {
       g.pose.linear() = rotationFromZ(b - a);
       halfLength = 0.5 * (b - a).norm();
       if (type == "box" || type == "ellipsoid") {
-        if (size.size() < 2) fail(x.e, what + ": a " + type + " with fromto needs two sizes");
-        size.resize(3);
-        size[2] = halfLength;
+        // Across the segment both half-sizes are the first size (MJCF reference, geom/fromto).
+        if (size.empty()) fail(x.e, what + ": a " + type + " with fromto needs a size");
+        size = {size[0], size[0], halfLength};
       }
     }
     const auto need = [&](std::size_t n) {
@@ -1134,9 +1149,10 @@ class MjcfImporter {
       case GeometryType::Box: {
         const Vector3d s = geo.size;
         I.mass = s.prod();
-        I.rotational = (I.mass / 12.0 * Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(),
-                                                  s.x() * s.x() + s.y() * s.y()))
-                           .asDiagonal();
+        I.rotational =
+            (I.mass / 12.0 *
+             Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()))
+                .asDiagonal();
         return I;
       }
       case GeometryType::Cylinder: {
@@ -1153,16 +1169,18 @@ class MjcfImporter {
         const double mc = pi * r * r * geo.length;
         const double ms = 4.0 / 3.0 * pi * r * r * r;
         I.mass = mc + ms;
-        const double t = mc * (3.0 * r * r + geo.length * geo.length) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r);
+        const double t =
+            mc * (3.0 * r * r + geo.length * geo.length) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r);
         I.rotational = Vector3d(t, t, 0.5 * mc * r * r + 0.4 * ms * r * r).asDiagonal();
         return I;
       }
       case GeometryType::Ellipsoid: {
         const Vector3d a = geo.size;
         I.mass = 4.0 / 3.0 * pi * a.prod();
-        I.rotational = (I.mass / 5.0 * Vector3d(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(),
-                                                 a.x() * a.x() + a.y() * a.y()))
-                           .asDiagonal();
+        I.rotational =
+            (I.mass / 5.0 *
+             Vector3d(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(), a.x() * a.x() + a.y() * a.y()))
+                .asDiagonal();
         return I;
       }
       case GeometryType::ConvexMesh:
@@ -1388,6 +1406,11 @@ class MjcfImporter {
       s.owner = place.frame;
       s.collision = true;
       s.geometry = g.geometry;
+      // A mesh given in the file collides as its convex hull on a moving
+      // body and as its surface on the world, like a mesh file.
+      if (!g.triangles.empty() && place.frame == "world") {
+        s.geometry = Geometry::triangleMesh(g.geometry.vertices, g.triangles);
+      }
       s.pose = pose;
       if (!friction.empty()) s.material.friction = friction[0];
       m_spec.shapes.push_back(s);
@@ -1421,6 +1444,8 @@ class MjcfImporter {
       v.geometry = g.geometry;
       if (g.geometry.type == GeometryType::ConvexMesh && !g.meshFile.empty()) {
         v.geometry = detail::meshGeometry(g.meshFile, g.geometry.meshScale, false);
+      } else if (!g.triangles.empty()) {
+        v.geometry = Geometry::triangleMesh(g.geometry.vertices, g.triangles);  // drawn as given
       }
       v.pose = pose;
       v.color = color;
@@ -1457,9 +1482,12 @@ class MjcfImporter {
     done(x);
     ViewpointSpec v;
     v.name = name.empty() ? "camera_" + std::to_string(m_spec.viewpoints.size() + 1) : name;
-    std::replace_if(v.name.begin(), v.name.end(), [](char ch) {
-      return ch == '/' || ch == ':' || ch == ',' || std::isspace(static_cast<unsigned char>(ch)) != 0;
-    }, '_');
+    std::replace_if(
+        v.name.begin(), v.name.end(),
+        [](char ch) {
+          return ch == '/' || ch == ':' || ch == ',' || std::isspace(static_cast<unsigned char>(ch)) != 0;
+        },
+        '_');
     v.eye = X.translation();
     // MuJoCo cameras look along their −z axis.
     v.center = X.translation() - X.linear().col(2);
@@ -1520,7 +1548,7 @@ class MjcfImporter {
       }
       // Every kind of equality constraint shares the <default><equality> of its class.
       Elem x = elem(c, "", "equality");
-      std::string name = x.get("name").value_or("");
+      std::string name = objectName(x);
       if (boolean(x, "active").value_or(true) == false) {
         ignore(c, "<" + tag + "> '" + name + "' not imported: it is inactive");
         continue;
@@ -1599,7 +1627,8 @@ class MjcfImporter {
         const auto place = [&](const std::string& j) {
           const auto it = m_joints.find(j);
           if (it == m_joints.end()) fail(c, "joint '" + j + "' is not defined");
-          if (it->second.link.empty() || (it->second.type != JointType::Revolute && it->second.type != JointType::Prismatic)) {
+          if (it->second.link.empty() ||
+              (it->second.type != JointType::Revolute && it->second.type != JointType::Prismatic)) {
             fail(c, "<equality joint>: joint '" + j + "' is not a hinge or slide joint of a chain");
           }
           return it->second;
@@ -1619,12 +1648,12 @@ class MjcfImporter {
         cp.name = name.empty() ? uniqueName(j1 + "_coupler", m_closureNames) : uniqueName(name, m_closureNames);
         cp.follower = follower.owner + "/" + jointNameOf(follower);
         cp.leader = leader.owner + "/" + jointNameOf(leader);
+        // MuJoCo: q₁ − ref₁ = a₀ + a₁·(q₂ − ref₂), with q as qpos.
         cp.ratio = p[1];
-        // MuJoCo measures both from their reference positions; ours from ref too.
-        cp.offset = p[0];
+        cp.offset = follower.ref + p[0] - p[1] * leader.ref;
         m_spec.jointCouplers.push_back(cp);
-        m_report.couplers.push_back(CouplerMade{cp.name, cp.leader, cp.follower, cp.ratio, cp.offset, fileOf(c),
-                                                c->GetLineNum()});
+        m_report.couplers.push_back(
+            CouplerMade{cp.name, cp.leader, cp.follower, cp.ratio, cp.offset, fileOf(c), c->GetLineNum()});
         continue;
       } else {
         ignore(c, "<" + tag + "> equality not imported");
@@ -1634,6 +1663,76 @@ class MjcfImporter {
     }
   }
   std::set<std::string> m_closureNames;
+
+  // Body and joint names must be unique in a whole MJCF file, so a file
+  // with two trees of the same link names (what Articula's export writes
+  // then) names them MODEL.LINK and MODEL.JOINT. A tree in which every
+  // link and joint is qualified by the same MODEL becomes the multibody
+  // MODEL with the unqualified names.
+  void unqualifyNames() {
+    std::set<std::string> owners;
+    for (const MultibodySpec& mb : m_spec.multibodies) owners.insert(mb.name);
+    for (const RigidBodySpec& rb : m_spec.rigidBodies) owners.insert(rb.name);
+    for (MultibodySpec& mb : m_spec.multibodies) {
+      const auto dot = mb.name.find('.');
+      if (dot == std::string::npos || dot == 0) continue;
+      const std::string model = mb.name.substr(0, dot);
+      const std::string prefix = model + ".";
+      const auto qualified = [&](const std::string& n) { return n.size() > prefix.size() && n.rfind(prefix, 0) == 0; };
+      const bool all = std::all_of(mb.links.begin(), mb.links.end(),
+                                   [&](const LinkSpec& l) { return qualified(l.name) && qualified(l.joint.name); });
+      if (!all || owners.count(model) != 0) continue;
+      const std::string oldName = mb.name;
+      std::map<std::string, std::string> renamed;  // "old/part" → "new/part"
+      for (LinkSpec& l : mb.links) {
+        const std::string link = l.name.substr(prefix.size());
+        const std::string joint = l.joint.name.substr(prefix.size());
+        renamed[oldName + "/" + l.name] = model + "/" + link;
+        renamed[oldName + "/" + l.joint.name] = model + "/" + joint;
+        l.name = link;
+        l.joint.name = joint;
+        if (!l.parent.empty()) l.parent = l.parent.substr(prefix.size());
+      }
+      mb.name = model;
+      owners.insert(model);
+      const auto fix = [&](std::string& ref) {
+        const auto it = renamed.find(ref);
+        if (it != renamed.end()) ref = it->second;
+        if (ref == oldName) ref = model;
+      };
+      for (ShapeSpec& x : m_spec.shapes) fix(x.owner);
+      for (FrameSpec& x : m_spec.frames) fix(x.parent);
+      for (ClosureSpec& x : m_spec.loopClosures) {
+        fix(x.frameA);
+        fix(x.frameB);
+      }
+      for (CouplerSpec& x : m_spec.jointCouplers) {
+        fix(x.leader);
+        fix(x.follower);
+      }
+      for (CollisionSettingSpec& x : m_spec.collisionSettings) {
+        fix(x.a);
+        fix(x.b);
+      }
+      for (ActuatorSpec& x : m_spec.actuators) fix(x.joint);
+      for (SensorSpec& x : m_spec.sensors) {
+        fix(x.frame);
+        fix(x.joint);
+      }
+      for (std::string& x : m_spec.ownerOrder) fix(x);
+    }
+  }
+
+  // The name of a closure, coupler, actuator or sensor: Articula's names
+  // have no '/', which separates a multibody from its parts.
+  std::string objectName(Elem& x) {
+    std::string name = x.get("name").value_or("");
+    if (name.find('/') == std::string::npos) return name;
+    std::string clean = name;
+    std::replace(clean.begin(), clean.end(), '/', '_');
+    warn(x.e, "'" + name + "' is named '" + clean + "' (Articula names have no '/')");
+    return clean;
+  }
 
   std::string jointNameOf(const JointPlace& p) const {
     for (const MultibodySpec& mb : m_spec.multibodies) {
@@ -1661,7 +1760,7 @@ class MjcfImporter {
         Elem own = elem(c, "", tag);
         for (const auto& [k, v] : own.values) x.values[k] = v;
       }
-      const std::string name = x.get("name").value_or("");
+      const std::string name = objectName(x);
       const std::string what = "actuator '" + name + "'";
       const std::optional<std::string> joint = x.get("joint");
       for (const char* t : {"tendon", "site", "body", "jointinparent", "cranksite", "slidersite"}) {
@@ -1673,7 +1772,8 @@ class MjcfImporter {
         }
       }
       if (!joint) {
-        if (!x.has("tendon") && !x.has("site") && !x.has("body")) ignore(c, what + " has no transmission: not imported");
+        if (!x.has("tendon") && !x.has("site") && !x.has("body"))
+          ignore(c, what + " has no transmission: not imported");
         continue;
       }
       const auto it = m_joints.find(*joint);
@@ -1709,8 +1809,10 @@ class MjcfImporter {
       } else if (tag == "position") {
         a.type = ActuatorType::PositionServo;
         a.kp = number(x, "kp").value_or(1.0) * g * g;
-        if (const auto kv = number(x, "kv"); kv && *kv != 0.0) a.kd = *kv * g * g;
-        else a.kd = 0.0;
+        if (const auto kv = number(x, "kv"); kv && *kv != 0.0)
+          a.kd = *kv * g * g;
+        else
+          a.kd = 0.0;
       } else if (tag == "velocity") {
         a.type = ActuatorType::VelocityServo;
         a.kv = number(x, "kv").value_or(1.0) * g * g;
@@ -1780,10 +1882,11 @@ class MjcfImporter {
 
   void readSensors(const XMLElement* e) {
     std::map<std::string, std::size_t> imuAt, ftAt;  // site → sensor index
+    std::map<std::string, std::size_t> encoderAt;    // joint → sensor index
     for (const XMLElement* c : children(e)) {
       const std::string tag = c->Name();
       Elem x = elem(c, "", tag);
-      const std::string name = x.get("name").value_or("");
+      const std::string name = objectName(x);
       const std::optional<std::string> site = x.get("site");
       const std::optional<std::string> joint = x.get("joint");
       const double noise = number(x, "noise").value_or(0.0);
@@ -1847,7 +1950,16 @@ class MjcfImporter {
         }
         s.type = SensorType::JointEncoder;
         s.joint = it->second.owner + "/" + jointNameOf(it->second);
-        // An encoder measures both q and v (docs/import.md): nothing is lost.
+        // An encoder measures both q and v (docs/import.md): a jointpos and a
+        // jointvel on the same joint are one encoder.
+        const auto at = encoderAt.find(s.joint);
+        if (at != encoderAt.end()) {
+          warn(c, "<" + tag + "> '" + name + "' is the same joint encoder as sensor '" +
+                      m_spec.sensors[at->second].name + "'");
+          done(x);
+          continue;
+        }
+        encoderAt[s.joint] = m_spec.sensors.size();
       } else if (tag == "rangefinder") {
         const auto [frame, pose] = siteFrame();
         s.type = SensorType::Rangefinder;
@@ -1861,8 +1973,8 @@ class MjcfImporter {
       }
       done(x);
       m_spec.sensors.push_back(s);
-      m_report.sensors.push_back(SensorMade{s.name, std::string(toString(s.type)),
-                                            s.joint.empty() ? s.frame : s.joint, fileOf(c), c->GetLineNum()});
+      m_report.sensors.push_back(SensorMade{s.name, std::string(toString(s.type)), s.joint.empty() ? s.frame : s.joint,
+                                            fileOf(c), c->GetLineNum()});
     }
   }
 
@@ -1950,7 +2062,7 @@ class MjcfImporter {
           if (!qvel.empty()) k.v.segment<3>(av) = Vector3d(qvel[iv], qvel[iv + 1], qvel[iv + 2]);
           iq += 4;
         } else {
-          if (!qpos.empty()) k.q[aq] = qpos[iq] - p.ref;
+          if (!qpos.empty()) k.q[aq] = qpos[iq];
           if (!qvel.empty()) k.v[av] = qvel[iv];
           iq += 1;
         }
@@ -1967,19 +2079,21 @@ class MjcfImporter {
         for (std::size_t i = 0; i < ctrl.size(); ++i) {
           const int target = m_actuatorOf[i];
           if (target < 0) continue;
-          double u = ctrl[i] / m_servoGear[static_cast<std::size_t>(target)];
-          const ActuatorSpec& a = m_spec.actuators[static_cast<std::size_t>(target)];
-          if (a.type == ActuatorType::PositionServo) {
-            // Targets are joint coordinates measured from ref.
-            const auto slash = a.joint.find('/');
-            for (const JointPlace& p : m_jointPlaces) {
-              if (p.owner == a.joint.substr(0, slash) && jointNameOf(p) == a.joint.substr(slash + 1)) u -= p.ref;
-            }
-          }
-          k.controls[target] = u;
+          // A servo's target is a joint coordinate (qpos): MuJoCo's control is gear times it.
+          k.controls[target] = ctrl[i] / m_servoGear[static_cast<std::size_t>(target)];
         }
       }
       m_spec.keyframes.push_back(k);
+    }
+    // A key named "initial" (what Articula's MJCF export writes) is the
+    // initial state too.
+    for (const KeyframeSpec& k : m_spec.keyframes) {
+      if (k.name != "initial") continue;
+      World start(m_spec);
+      start.setPositions(k.q);
+      if (k.v.size() > 0) start.setVelocities(k.v);
+      if (k.controls.size() > 0) start.setControls(k.controls);
+      m_spec = start.getSpec();
     }
   }
 };

@@ -540,15 +540,17 @@ f 4 5 8
     QVERIFY2(std::abs(range[0] - 0.9) < 1e-3, qPrintable(QString::number(range[0])));
     w.resetToDesignMode();
     // The keyframe: free-joint quaternion [w x y z] = [0 0 0 1] is 180° about z,
-    // read as [x y z w]; the knee's 0.8 is 0.3 from its ref.
+    // read as [x y z w]; joint coordinates are MuJoCo's qpos.
     const KeyframeSpec k = *w.getKeyframe("crouch");
     QVERIFY(k.q.head<3>().isApprox(Vector3d(1, 2, 3)));
     QVERIFY(k.q.segment<4>(3).isApprox(Eigen::Vector4d(0, 0, 1, 0)));
-    QVERIFY(std::abs(k.q[7] - 0.3) < 1e-15);
+    QCOMPARE(k.q[7], 0.8);
+    // The knee starts at its ref, where the file draws it.
+    QCOMPARE(w.getMultibody("sk")->getJoint("knee")->getPosition(0), 0.5);
     // MuJoCo's free-joint velocity is [linear (world), angular (body)]: 1 m/s
     // along world x is −1 m/s along the body's x after the half turn.
     QVERIFY(k.v.segment<3>(3).isApprox(Vector3d(-1, 0, 0), 1e-12));
-    QVERIFY(std::abs(k.controls[0] - 0.2) < 1e-15);  // the servo target, from ref too
+    QCOMPARE(k.controls[0], 0.7);  // the servo target, a qpos value
   }
 
   // <include> reads another file's children in place; what is not imported
