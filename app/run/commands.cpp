@@ -9,6 +9,7 @@
 #include "world_setup.hpp"
 
 #include <articula/articula.hpp>
+#include <articula/io/export.hpp>
 #include <articula/io/load_checks.hpp>
 #include <articula/io/scene_file.hpp>
 #include <articula/limits.hpp>
@@ -31,9 +32,11 @@ namespace fs = std::filesystem;
 namespace articula::run {
 
 void printUsage(std::ostream& os) {
-  os << "usage: articula-run run FILE [options]       simulate a .articula, .urdf, .sdf or .world file\n"
+  os << "usage: articula-run run FILE [options]       simulate a .articula, .urdf, .sdf, .world or MJCF .xml file\n"
         "       articula-run inspect FILE [--json]    print the topology and the import report\n"
-        "       articula-run export IN OUT.articula   convert a URDF/SDF file (or a built-in scene) to .articula\n"
+        "       articula-run export IN OUT             convert a URDF/SDF/MJCF file (or a built-in scene) to\n"
+        "                                              .articula, .urdf, .sdf or .xml (MJCF), chosen by OUT's "
+        "extension\n"
         "       articula-run replay FILE.replay       check a run recorded with --record against its scene;\n"
         "                                             print its summary, one frame or its CSV\n"
         "       articula-run render FILE --out IMG.png  draw a scene (or a replay frame) to a PNG, offscreen\n"
@@ -240,7 +243,7 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
   if (o.setup.controlsHold && o.setup.controls.empty()) usageError("--controls-hold needs --controls FILE.csv");
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (input.file.empty() && input.scene.empty()) {
-    if (!legacy) usageError("run needs a FILE (.articula, .urdf, .sdf or .world)");
+    if (!legacy) usageError("run needs a FILE (.articula, .urdf, .sdf, .world or MJCF .xml)");
     input.scene = "double-pendulum";
   }
   if (!o.record.empty()) {
@@ -556,11 +559,13 @@ int exportCommand(const std::vector<std::string>& argv) {
       usageError("unknown option '" + a + "' for export");
     }
   }
-  if (positional.size() != 2) usageError("export needs IN (a file or a built-in scene) and OUT.articula");
-  std::string outExt = fs::path(positional[1]).extension().string();
-  for (char& c : outExt) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (outExt != ".articula") {
-    usageError("export writes the native format only: OUT must end in .articula (got '" + positional[1] + "')");
+  if (positional.size() != 2) {
+    usageError("export needs IN (a file or a built-in scene) and OUT (.articula, .urdf, .sdf or .xml for MJCF)");
+  }
+  const std::optional<io::ExportFormat> format = io::exportFormatForPath(positional[1]);
+  if (!format) {
+    usageError("export: cannot tell the format of '" + positional[1] +
+               "' from its extension: use .articula, .urdf, .sdf (or .world) or .xml (MJCF)");
   }
   if (sameFile(positional[0], positional[1])) {
     usageError("export: OUT is the same file as IN (" + positional[1] + "); write to another file");
@@ -573,8 +578,16 @@ int exportCommand(const std::vector<std::string>& argv) {
   }
   World world;
   const io::ImportReport report = prepareWorld(world, setup, quiet, false);
-  io::saveScene(world, positional[1], report.recording);
-  std::printf("wrote %s\n", positional[1].c_str());
+  io::ExportReport written;
+  if (*format == io::ExportFormat::Articula) {
+    io::saveScene(world, positional[1], report.recording);
+  } else {
+    written = io::exportFile(world, positional[1], *format);
+  }
+  // What the format cannot hold is said, never dropped silently.
+  if (!quiet) std::fputs(written.toText().c_str(), stderr);
+  std::printf("wrote %s (%s%s)\n", positional[1].c_str(), io::toString(*format),
+              written.notExported.empty() && written.converted.empty() ? "" : ("; " + written.summary()).c_str());
   return kExitOk;
 }
 

@@ -124,7 +124,8 @@ IkCommandOptions parseIk(const std::vector<std::string>& argv) {
     }
   }
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
-  if (input.file.empty() && input.scene.empty()) usageError("ik needs a FILE (.articula, .urdf, .sdf or .world)");
+  if (input.file.empty() && input.scene.empty())
+    usageError("ik needs a FILE (.articula, .urdf, .sdf, .world or MJCF .xml)");
   if (o.targets.empty()) usageError("ik needs at least one --target FRAME=X,Y,Z[,ROLL,PITCH,YAW]");
   if (!o.out.empty()) {
     if (fs::path(o.out).extension() != ".articula") usageError("--out writes a scene: give a .articula file");

@@ -1,8 +1,8 @@
 // articula-run: headless simulation runner (README.md, "Headless runner").
 //
-//   articula-run run FILE [options]        FILE: .articula, .urdf, .sdf or .world
+//   articula-run run FILE [options]        FILE: .articula, .urdf, .sdf, .world or MJCF .xml
 //   articula-run inspect FILE [--json]
-//   articula-run export IN OUT.articula
+//   articula-run export IN OUT (.articula, .urdf, .sdf, .xml)
 //   articula-run replay FILE.replay [--scene SCENE] [--csv OUT.csv] [--frame K]
 //   articula-run render FILE [--replay R --frame K] --out IMG.png [--size WxH] [--camera ...]
 //   articula-run ik FILE --target FRAME=X,Y,Z[,R,P,Y] [--pin FRAME] [--json] [--out POSE.articula]

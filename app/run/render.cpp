@@ -237,7 +237,8 @@ RenderOptions parseRender(const std::vector<std::string>& argv) {
   }
   if (!input.file.empty() && !input.scene.empty()) usageError("give either FILE or --scene, not both");
   if (o.replay.empty() && input.file.empty() && input.scene.empty()) {
-    usageError("render needs a FILE (.articula, .urdf, .sdf or .world), --scene NAME or --replay FILE.replay");
+    usageError(
+        "render needs a FILE (.articula, .urdf, .sdf, .world or MJCF .xml), --scene NAME or --replay FILE.replay");
   }
   if (o.frame && o.replay.empty()) usageError("--frame needs --replay FILE.replay");
   if (o.steps && !o.replay.empty())

@@ -81,8 +81,10 @@ namespace {
 
 constexpr int kMaxRecentFiles = 8;
 const char* const kOpenFilter =
-    "Scenes and robots (*.articula *.urdf *.sdf *.world *.replay);;Articula scenes (*.articula);;URDF (*.urdf);;"
-    "SDF (*.sdf *.world);;Replays (*.replay);;All files (*)";
+    "Scenes and robots (*.articula *.urdf *.sdf *.world *.xml *.mjcf *.replay);;Articula scenes (*.articula);;"
+    "URDF (*.urdf);;SDF (*.sdf *.world);;MJCF (*.xml *.mjcf);;Replays (*.replay);;All files (*)";
+const char* const kExportFilter =
+    "URDF (*.urdf);;SDF 1.9 (*.sdf);;MJCF, MuJoCo XML (*.xml);;Articula scenes (*.articula)";
 
 std::filesystem::path toPath(const QString& s) {
   return std::filesystem::path(s.toStdString());
@@ -137,7 +139,8 @@ std::optional<Vector3d> askPosition(QWidget* parent, const QString& title, const
 
 bool isKnownFile(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  return suffix == "articula" || suffix == "urdf" || suffix == "sdf" || suffix == "world" || suffix == "replay";
+  return suffix == "articula" || suffix == "urdf" || suffix == "sdf" || suffix == "world" || suffix == "xml" ||
+         suffix == "mjcf" || suffix == "replay";
 }
 
 }  // namespace
@@ -427,6 +430,11 @@ void MainWindow::createActions() {
   connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
   m_exportAction = make(tr("&Export for Headless Run…"), "actionExport", QKeySequence(tr("Ctrl+E")));
   connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
+  m_exportAsAction = make(tr("Export &As URDF, SDF or MJCF…"), "actionExportAs");
+  m_exportAsAction->setToolTip(
+      tr("Write the design as URDF, SDF or MJCF (by the file's extension), with a report of "
+         "what the format cannot hold"));
+  connect(m_exportAsAction, &QAction::triggered, this, &MainWindow::exportAsWithDialog);
   m_exportHdf5Action = make(tr("Export Run to &HDF5…"), "actionExportHdf5");
   m_exportHdf5Action->setToolTip(
       tr("Write the recorded frames of this run as an HDF5 run log (as articula-run --hdf5)"));
@@ -529,6 +537,7 @@ void MainWindow::createMenus() {
   file->addAction(m_saveAction);
   file->addAction(m_saveAsAction);
   file->addAction(m_exportAction);
+  file->addAction(m_exportAsAction);
   file->addAction(m_exportHdf5Action);
   file->addSeparator();
   file->addAction(m_quitAction);
@@ -1478,6 +1487,49 @@ void MainWindow::exportWithDialog() {
   const QString path = m_dialogs.saveFile(this, tr("Export for Headless Run"), tr("Articula scenes (*.articula)"),
                                           QFileInfo(m_document->displayName()).completeBaseName() + "-run.articula");
   if (!path.isEmpty()) exportForHeadlessRun(path.endsWith(".articula") ? path : path + ".articula");
+}
+
+void MainWindow::exportAsWithDialog() {
+  const QString path = m_dialogs.saveFile(this, tr("Export As"), tr(kExportFilter),
+                                          QFileInfo(m_document->displayName()).completeBaseName() + ".urdf");
+  if (path.isEmpty()) return;
+  if (!io::exportFormatForPath(toPath(path))) {
+    m_dialogs.error(this, tr("Could not export"),
+                    tr("The format is chosen by the file's extension: give %1 the extension .urdf, .sdf, .xml (MJCF) "
+                       "or .articula.")
+                        .arg(QFileInfo(path).fileName()));
+    return;
+  }
+  exportAs(path);
+}
+
+bool MainWindow::exportAs(const QString& path) {
+  io::ExportReport report;
+  try {
+    report = io::exportFile(m_document->world(), toPath(path));
+  } catch (const std::exception& e) {
+    appendMessage(tr("Could not export %1: %2").arg(path, QString::fromUtf8(e.what())));
+    m_dialogs.error(this, tr("Could not export"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  m_lastExportReport = report;
+  const QString format = QString::fromLatin1(io::toString(*io::exportFormatForPath(toPath(path)))).toUpper();
+  appendMessage(tr("Exported %1 as %2 (%3)").arg(path, format, qs(report.summary())));
+  const QString details = qs(report.toText()).trimmed();
+  if (!details.isEmpty()) appendMessage(details);
+  auto* box = new QMessageBox(
+      report.notExported.empty() ? QMessageBox::Information : QMessageBox::Warning, tr("Exported"),
+      report.notExported.empty() && report.converted.empty()
+          ? tr("The design was written to %1 as %2.").arg(path, format)
+          : tr("The design was written to %1 as %2. %3 cannot hold all of it:").arg(path, format, format),
+      QMessageBox::Ok, this);
+  box->setObjectName("exportAsMessage");
+  if (!details.isEmpty()) box->setDetailedText(details);
+  box->setInformativeText(qs(report.summary()));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setModal(false);
+  box->show();
+  return true;
 }
 
 bool MainWindow::exportForHeadlessRun(const QString& path) {

@@ -10,6 +10,8 @@
 /// exactly as it was. The design is autosaved to a recovery file and
 /// offered back after a crash.
 
+#include <articula/io/export.hpp>
+
 #include "import_dialog.hpp"
 #include "object_ref.hpp"
 #include "recovery.hpp"
@@ -124,6 +126,10 @@ class MainWindow : public QMainWindow {
   bool saveTo(const QString& path);
   /// Writes the design for articula-run and reports the command to run it.
   bool exportForHeadlessRun(const QString& path);
+  /// Writes the design as URDF, SDF, MJCF or .articula, by the extension of `path`.
+  bool exportAs(const QString& path);
+  /// The report of the last exportAs().
+  const io::ExportReport& lastExportReport() const { return m_lastExportReport; }
   /// Asks about unsaved changes: false when the user cancels.
   bool maybeSave();
 
@@ -232,6 +238,7 @@ class MainWindow : public QMainWindow {
   bool save();
   bool saveAs();
   void exportWithDialog();
+  void exportAsWithDialog();
   void showPreferences();
   void removeRecoveryFile();
 
@@ -281,6 +288,8 @@ class MainWindow : public QMainWindow {
   QAction* m_saveAsAction = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_exportHdf5Action = nullptr;
+  QAction* m_exportAsAction = nullptr;
+  io::ExportReport m_lastExportReport;
   QAction* m_quitAction = nullptr;
   QAction* m_undoAction = nullptr;
   QAction* m_redoAction = nullptr;

@@ -512,6 +512,32 @@ class TestRunnerCli : public QObject {
     QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
   }
 
+  // export picks URDF, SDF or MJCF by OUT's extension, says what the format
+  // cannot hold, and the file runs again; an unknown extension is a usage error.
+  void exportToEveryFormat() {
+    const QString scene = sourcePath(QStringLiteral("scenes/slider_crank.articula"));
+    for (const char* ext : {"urdf", "sdf", "xml"}) {
+      const QString out = tmp(QStringLiteral("slider_crank.") + ext);
+      RunResult r = runTool({QStringLiteral("export"), scene, out});
+      QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("wrote ") + out), qPrintable(describe(r)));
+      QVERIFY(QFileInfo::exists(out));
+      r = runTool(
+          {QStringLiteral("run"), out, QStringLiteral("--steps"), QStringLiteral("200"), QStringLiteral("--quiet")});
+      QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    }
+    // Every MJCF scene that ships exports to the other formats too.
+    const QString mjcf = sourcePath(QStringLiteral("scenes/mjcf/double_pendulum.xml"));
+    const QString urdf = tmp(QStringLiteral("double_pendulum.urdf"));
+    RunResult r = runTool({QStringLiteral("export"), mjcf, urdf});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    // The floor has no URDF form: said on stderr, counted in the summary line.
+    QVERIFY2(r.err.contains(QStringLiteral("not exported")), qPrintable(describe(r)));
+    QVERIFY2(r.out.contains(QStringLiteral("not exported")), qPrintable(describe(r)));
+    r = runTool({QStringLiteral("export"), scene, tmp(QStringLiteral("slider_crank.dae"))});
+    QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral(".urdf")), qPrintable(describe(r)));
+    QVERIFY(!QFileInfo::exists(tmp(QStringLiteral("slider_crank.dae"))));
+  }
+
   void builtinScenesStillWork() {
     RunResult r = runTool({QStringLiteral("list")});
     QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("four-bar")), qPrintable(describe(r)));

@@ -674,6 +674,41 @@ class MainWindowTest : public QObject {
   }
 
   // Export Video on the timeline renders the recorded frames through articula-run.
+  // File > Export As writes URDF, SDF and MJCF by extension; each reads
+  // back into a world with the same joints, and what a format cannot hold
+  // is reported, not dropped silently.
+  void exportAsEveryFormat() {
+    QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
+    QVERIFY(window_->findChild<QAction*>("actionExportAs") != nullptr);
+    const World& design = window_->document()->world();
+    QTemporaryDir dir;
+    for (const char* name : {"four_bar.urdf", "four_bar.sdf", "four_bar.xml"}) {
+      const QString path = dir.filePath(name);
+      QVERIFY2(window_->exportAs(path), name);
+      QVERIFY(QFileInfo::exists(path));
+      World back;
+      io::ImportOptions o;
+      o.useEnvironmentPaths = false;
+      io::importFile(back, path.toStdString(), o);
+      QCOMPARE(back.numDofs(), design.numDofs());
+      // Every closure comes back (MJCF writes a hinge as two connects), or
+      // the report says why it could not be written; what comes back holds.
+      std::size_t reported = 0;
+      for (const io::ExportEntry& e : window_->lastExportReport().notExported) {
+        reported += e.object.rfind("closure", 0) == 0 ? 1 : 0;
+      }
+      QVERIFY2(back.numLoopClosures() + reported >= design.numLoopClosures(), name);
+      for (const LoopClosure& c : back.getLoopClosures()) QVERIFY2(c.computeResidualNorm() < 1e-6, name);
+      QVERIFY(window_->messagesText().contains("Exported " + path));
+    }
+    // An extension no writer has is refused with a message, and nothing is written.
+    chosenFile_ = dir.filePath("four_bar.dae");
+    window_->findChild<QAction*>("actionExportAs")->trigger();
+    QCOMPARE(errors_.size(), 1);
+    QVERIFY(errors_.front().contains(".urdf"));
+    QVERIFY(!QFileInfo::exists(dir.filePath("four_bar.dae")));
+  }
+
   void exportVideo() {
     QVERIFY(window_->openFile(QString::fromStdString((kScenes / "four_bar.articula").string())));
     QVERIFY(window_->enterSimulation());
