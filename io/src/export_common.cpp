@@ -127,6 +127,37 @@ std::pair<const MultibodySpec*, const LinkSpec*> findJointOwner(const WorldSpec&
   return {nullptr, nullptr};
 }
 
+std::string inQuotes(const std::string& name) {
+  return "'" + name + "'";
+}
+
+double perDof(const VectorXd& v, int i, double fallback) {
+  return v.size() > i ? v[i] : fallback;
+}
+
+bool anyFinite(const VectorXd& v) {
+  return v.size() > 0 && v.array().isFinite().any();
+}
+
+bool isIdentity(const Isometry3d& X) {
+  return X.matrix() == Isometry3d::Identity().matrix();
+}
+
+VectorXd neutralPositions(JointType type) {
+  VectorXd q = VectorXd::Zero(numPositions(type));
+  if (type == JointType::Ball) q[3] = 1.0;
+  if (type == JointType::Free) q[6] = 1.0;
+  return q;
+}
+
+Isometry3d freeJointPose(const VectorXd& q) {
+  Isometry3d X = Isometry3d::Identity();
+  if (q.size() != 7) return X;
+  X.linear() = Eigen::Quaterniond(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix();
+  X.translation() = q.head<3>();
+  return X;
+}
+
 void notExported(ExportReport& report, std::string object, std::string message) {
   report.notExported.push_back(ExportEntry{std::move(object), std::move(message)});
 }

@@ -55,6 +55,19 @@ ExportedFrame resolveExportFrame(const WorldSpec& spec, const std::string& name)
 /// joint it is), or nulls.
 std::pair<const MultibodySpec*, const LinkSpec*> findJointOwner(const WorldSpec& spec, const std::string& joint);
 
+/// 'name', as the report quotes names.
+std::string inQuotes(const std::string& name);
+/// v[i], or `fallback` where v has no entry i (per-DoF vectors may be empty).
+double perDof(const VectorXd& v, int i, double fallback);
+/// Whether v has a finite entry.
+bool anyFinite(const VectorXd& v);
+/// Exactly the identity.
+bool isIdentity(const Isometry3d& X);
+/// The neutral coordinates of a joint type (identity quaternions [x y z w], zeros).
+VectorXd neutralPositions(JointType type);
+/// X_J(q) of a free joint, q = [p, quaternion xyzw]; the identity for another size.
+Isometry3d freeJointPose(const VectorXd& q);
+
 /// Adds an entry to the report.
 void notExported(ExportReport& report, std::string object, std::string message);
 void converted(ExportReport& report, std::string object, std::string message);

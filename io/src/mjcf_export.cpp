@@ -60,6 +60,7 @@ namespace {
 namespace fs = std::filesystem;
 using detail::exportNumber;
 using detail::exportNumbers;
+using detail::neutralPositions;
 using tinyxml2::XMLElement;
 
 // The smallest principal moment of inertia Articula's dynamics uses,
@@ -257,13 +258,6 @@ Isometry3d partMotion(const Part& p, double x) {
   if (p.kind == PartKind::Hinge) X.linear() = axisRotation(p.axis, x);
   if (p.kind == PartKind::Slide) X.translation() = p.axis * x;
   return X;
-}
-
-VectorXd neutralPositions(JointType type) {
-  VectorXd q = VectorXd::Zero(numPositions(type));
-  if (type == JointType::Ball) q[3] = 1.0;
-  if (type == JointType::Free) q[6] = 1.0;
-  return q;
 }
 
 // An exported body: a link or a rigid body.

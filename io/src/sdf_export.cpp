@@ -39,8 +39,14 @@ namespace articula::io {
 
 namespace {
 
+using detail::anyFinite;
 using detail::exportNumber;
 using detail::exportNumbers;
+using detail::freeJointPose;
+using detail::inQuotes;
+using detail::isIdentity;
+using detail::neutralPositions;
+using detail::perDof;
 using tinyxml2::XMLElement;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -48,39 +54,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// (m, rad) and still be written as one SDF joint frame.
 constexpr double kClosedTolerance = 1e-9;
 
-std::string inQuotes(const std::string& s) {
-  return "'" + s + "'";
-}
-
-double perDof(const VectorXd& v, int i, double fallback) {
-  return v.size() > i ? v[i] : fallback;
-}
-
 bool anyNonZero(const VectorXd& v) {
   return v.size() > 0 && !v.isZero(0.0);
-}
-
-bool anyFinite(const VectorXd& v) {
-  return v.size() > 0 && v.array().isFinite().any();
-}
-
-bool isIdentity(const Isometry3d& X) {
-  return X.matrix() == Isometry3d::Identity().matrix();
-}
-
-VectorXd neutralPositions(JointType type) {
-  VectorXd q = VectorXd::Zero(numPositions(type));
-  if (type == JointType::Ball) q[3] = 1.0;
-  if (type == JointType::Free) q[6] = 1.0;
-  return q;
-}
-
-Isometry3d freeJointPose(const VectorXd& q) {
-  Isometry3d X = Isometry3d::Identity();
-  if (q.size() != 7) return X;
-  X.linear() = Eigen::Quaterniond(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix();
-  X.translation() = q.head<3>();
-  return X;
 }
 
 /// "x y z roll pitch yaw".

@@ -31,49 +31,22 @@ namespace articula::io {
 
 namespace {
 
+using detail::anyFinite;
 using detail::exportNumber;
 using detail::exportNumbers;
+using detail::freeJointPose;
+using detail::inQuotes;
+using detail::isIdentity;
+using detail::neutralPositions;
+using detail::perDof;
 using tinyxml2::XMLElement;
 
 /// What urdf_import reads as an infinite limit (its kInfiniteLimit).
 constexpr double kNoLimit = 1e308;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string inQuotes(const std::string& s) {
-  return "'" + s + "'";
-}
-
-double perDof(const VectorXd& v, int i, double fallback) {
-  return v.size() > i ? v[i] : fallback;
-}
-
 bool anyPositive(const VectorXd& v) {
   return v.size() > 0 && (v.array() > 0.0).any();
-}
-
-bool anyFinite(const VectorXd& v) {
-  return v.size() > 0 && v.array().isFinite().any();
-}
-
-bool isIdentity(const Isometry3d& X) {
-  return X.matrix() == Isometry3d::Identity().matrix();
-}
-
-/// The neutral coordinates of a joint type (identity quaternions, zeros).
-VectorXd neutralPositions(JointType type) {
-  VectorXd q = VectorXd::Zero(numPositions(type));
-  if (type == JointType::Ball) q[3] = 1.0;
-  if (type == JointType::Free) q[6] = 1.0;
-  return q;
-}
-
-/// X_J(q) of a free joint: q = [p, quaternion xyzw]; identity when empty.
-Isometry3d freeJointPose(const VectorXd& q) {
-  Isometry3d X = Isometry3d::Identity();
-  if (q.size() != 7) return X;
-  X.linear() = Eigen::Quaterniond(q[6], q[3], q[4], q[5]).normalized().toRotationMatrix();
-  X.translation() = q.head<3>();
-  return X;
 }
 
 bool sameLimit(double a, double b) {
