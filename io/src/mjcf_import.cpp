@@ -411,6 +411,10 @@ class MjcfImporter {
     fail(x.e, "attribute '" + name + "' of <" + x.e->Name() + "> is '" + *v + "', expected true, false or auto");
   }
 
+  // An integer attribute (groups, contact bits) read as MuJoCo reads it,
+  // without overflowing on a huge value.
+  static int clampToInt(double v) { return static_cast<int>(std::clamp(std::trunc(v), -2147483648.0, 2147483647.0)); }
+
   double angle(double value) const { return m_degrees ? value * std::numbers::pi / 180.0 : value; }
 
   // MuJoCo's orientation attributes: quat, axisangle, euler, xyaxes, zaxis.
@@ -524,7 +528,7 @@ class MjcfImporter {
     if (const auto t = number(x, "settotalmass")) m_setTotalMass = *t;
     if (const auto b = boolean(x, "balanceinertia")) m_balanceInertia = *b;
     if (const std::vector<double> r = numbers(x, "inertiagrouprange", 2, 2); !r.empty()) {
-      m_inertiaGroups = {static_cast<int>(r[0]), static_cast<int>(r[1])};
+      m_inertiaGroups = {clampToInt(r[0]), clampToInt(r[1])};
     }
     // Frames are local to their parent; MuJoCo 2.3.3 and older also read
     // global coordinates, which are not imported.
@@ -1283,7 +1287,7 @@ class MjcfImporter {
         const std::string what = "body '" + name + "' geom";
         GeomRead g = readGeometry(x, what);
         if (!g.valid || g.geometry.type == GeometryType::Plane) continue;
-        const int group = static_cast<int>(number(x, "group").value_or(0.0));
+        const int group = clampToInt(number(x, "group").value_or(0.0));
         if (group < m_inertiaGroups.first || group > m_inertiaGroups.second) continue;
         const std::optional<double> mass = number(x, "mass");
         const double density = number(x, "density").value_or(1000.0);
@@ -1357,9 +1361,9 @@ class MjcfImporter {
     // Mass attributes are read with the body's inertia.
     x.get("mass");
     x.get("density");
-    const int contype = static_cast<int>(number(x, "contype").value_or(1.0));
-    const int conaffinity = static_cast<int>(number(x, "conaffinity").value_or(1.0));
-    const int group = static_cast<int>(number(x, "group").value_or(0.0));
+    const int contype = clampToInt(number(x, "contype").value_or(1.0));
+    const int conaffinity = clampToInt(number(x, "conaffinity").value_or(1.0));
+    const int group = clampToInt(number(x, "group").value_or(0.0));
     const std::vector<double> friction = numbers(x, "friction", 1, 3);
     const std::vector<double> rgba = numbers(x, "rgba", 4, 4);
     const std::string material = x.get("material").value_or("");

@@ -17,8 +17,8 @@ fi
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DARTICULA_BUILD_FUZZ=ON -DARTICULA_BUILD_APP=OFF -DARTICULA_BUILD_TESTS=OFF -DARTICULA_BUILD_BENCHMARKS=OFF \
   -DARTICULA_WARNINGS_AS_ERRORS=OFF >/dev/null
-cmake --build "$build" -j2 --target fuzz_urdf_prepass fuzz_scene_file fuzz_replay_file fuzz_mesh_screen
-for pair in urdf_prepass:urdf scene_file:scene replay_file:replay mesh_screen:mesh; do
+cmake --build "$build" -j2 --target fuzz_urdf_prepass fuzz_scene_file fuzz_replay_file fuzz_mesh_screen fuzz_mjcf_import
+for pair in urdf_prepass:urdf scene_file:scene replay_file:replay mesh_screen:mesh mjcf_import:mjcf; do
   target=${pair%%:*}
   seeds=${pair##*:}
   work=$build/corpus-$seeds
