@@ -184,12 +184,17 @@ class UrdfWriter {
         break;
       case GeometryType::Cylinder:
       case GeometryType::Capsule: {
-        XMLElement* c = child(geometry, g.type == GeometryType::Capsule ? "capsule" : "cylinder");
+        // URDF 1.0 has no capsule and urdfdom refuses the 1.1 draft's
+        // <capsule>: a capsule is a cylinder of its radius and length marked
+        // articula:capsule="true", which urdf_import reads back as the capsule.
+        XMLElement* c = child(geometry, "cylinder");
         c->SetAttribute("radius", exportNumber(g.radius).c_str());
         c->SetAttribute("length", exportNumber(g.length).c_str());
         if (g.type == GeometryType::Capsule) {
+          c->SetAttribute("articula:capsule", "true");
           converted(object,
-                    "written as <capsule> (URDF 1.1 draft, which urdf_import reads; urdfdom 1.0 refuses the file)");
+                    "written as a <cylinder> marked articula:capsule, which urdf_import reads back as the capsule; "
+                    "other URDF readers see the cylinder without its end caps");
         }
         break;
       }

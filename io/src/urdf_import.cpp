@@ -833,7 +833,8 @@ struct Importer {
     }
   }
 
-  /// Capsules (URDF 1.1 draft; urdfdom 1.0 refuses them) go through urdfdom
+  /// Capsules (URDF 1.1 draft; urdfdom 1.0 refuses them), and cylinders
+  /// marked articula:capsule="true" (Articula's export), go through urdfdom
   /// as cylinders of the same radius and length and come back as capsules.
   void markCapsules(XMLElement* link) {
     const std::string name = link->Attribute("name") ? link->Attribute("name") : "";
@@ -842,8 +843,11 @@ struct Importer {
       for (XMLElement* e = link->FirstChildElement(kind); e != nullptr; e = e->NextSiblingElement(kind), ++index) {
         XMLElement* geometry = e->FirstChildElement("geometry");
         XMLElement* capsule = geometry != nullptr ? geometry->FirstChildElement("capsule") : nullptr;
-        if (capsule == nullptr) continue;
-        capsule->SetName("cylinder");
+        XMLElement* cylinder = geometry != nullptr ? geometry->FirstChildElement("cylinder") : nullptr;
+        // Articula's export writes a capsule as a cylinder marked articula:capsule (urdfdom reads it).
+        const bool marked = cylinder != nullptr && cylinder->BoolAttribute("articula:capsule", false);
+        if (capsule == nullptr && !marked) continue;
+        if (capsule != nullptr) capsule->SetName("cylinder");
         capsules.insert(name + "/" + kind + "/" + std::to_string(index));
       }
     }
