@@ -414,7 +414,10 @@ class Writer {
     for (const ShapeSpec& s : m_spec.shapes) {
       if (s.collision && s.collidable) collidingBodies.insert(s.owner);
     }
-    for (const auto& [rigid, mb] : ownersInOrder()) {
+    for (const auto& owner : ownersInOrder()) {
+      // Named, not a structured binding: the lambda below captures it.
+      const RigidBodySpec* rigid = owner.first;
+      const MultibodySpec* mb = owner.second;
       if (rigid != nullptr) {
         Body b;
         b.name = uniqueName(m_bodyNames, rigid->name);

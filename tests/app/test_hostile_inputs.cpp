@@ -563,7 +563,7 @@ class TestHostileInputs : public QObject {
     add("replay --csv onto the replay", {"replay", replay, "--csv", replay}, "would be overwritten");
     add("replay --csv to a FIFO", {"replay", replay, "--csv", fifo("replay_out.csv")}, "is a FIFO, not a file");
     add("export onto its input", {"export", good, good}, "OUT is the same file as IN");
-    add("export to a format it cannot write", {"export", goodUrdf, path("out.urdf")}, "OUT must end in .articula");
+    add("export to a format it cannot write", {"export", goodUrdf, path("out.dae")}, "from its extension");
     add("export to /dev/full", {"export", good, symlinkTo("full.articula", "/dev/full")}, "is a character device");
     add("export to a FIFO", {"export", good, fifo("export_pipe.articula")}, "is a FIFO, not a file");
     add("render --out FIFO", {"render", good, "--out", fifo("img.png")}, "is a FIFO, not a file");
