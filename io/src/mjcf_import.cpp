@@ -2091,8 +2091,10 @@ class MjcfImporter {
     }
     // A key named "initial" (what Articula's MJCF export writes) is the
     // initial state too.
-    for (const KeyframeSpec& k : m_spec.keyframes) {
-      if (k.name != "initial") continue;
+    const auto initial = std::find_if(m_spec.keyframes.begin(), m_spec.keyframes.end(),
+                                      [](const KeyframeSpec& k) { return k.name == "initial"; });
+    if (initial != m_spec.keyframes.end()) {
+      const KeyframeSpec k = *initial;  // a copy: m_spec is replaced below
       World start(m_spec);
       start.setPositions(k.q);
       if (k.v.size() > 0) start.setVelocities(k.v);
