@@ -113,6 +113,7 @@ class MjcfImporter {
     for (const XMLElement* e : children(root)) {
       if (std::string(e->Name()) == "worldbody") readWorldBody(e);
     }
+    nameSiteFrames();
     scaleToTotalMass();
     for (const XMLElement* e : children(root)) {
       const std::string tag = e->Name();
@@ -142,6 +143,12 @@ class MjcfImporter {
       for (ShapeSpec& shape : m_spec.shapes) shape.collidable = false;
     }
     unqualifyNames();
+    if (m_contactMasks.size() > 1) {
+      m_report.warnings.push_back(ReportEntry{
+          m_file, 0,
+          "geoms have different contype/conaffinity bit masks: Articula lets every pair of colliding geoms on "
+          "different bodies collide (MuJoCo only those whose bits match); <contact><exclude> keeps pairs apart"});
+    }
     m_spec.options = m_world.getOptions();
     applyOptions(m_spec.options);
     m_world.applySpec(m_spec, SpecStatePolicy::FromSpec);
@@ -166,6 +173,7 @@ class MjcfImporter {
   std::vector<std::unique_ptr<XMLDocument>> m_docs;
   std::map<const XMLDocument*, std::string> m_docFile;
   std::set<std::string> m_includeStack;
+  std::map<std::string, std::pair<const XMLElement*, XMLDocument*>> m_included;  // file → its <include>, document
 
   // <compiler>
   bool m_degrees = true;
@@ -199,7 +207,8 @@ class MjcfImporter {
   std::map<std::string, std::pair<std::string, Isometry3d>> m_sites;  // site → (frame, pose in that frame)
   std::set<std::string> m_names;                                      // names taken among frames (bodies, links, sites)
   std::set<std::string> m_shapeNames;
-  std::vector<int> m_actuatorOf;  // file actuator index → index in m_spec.actuators, or −1
+  std::set<std::pair<int, int>> m_contactMasks;  // (contype, conaffinity) of the colliding geoms
+  std::vector<int> m_actuatorOf;                 // file actuator index → index in m_spec.actuators, or −1
   std::set<std::string> m_reportedAttributes;
   int m_unnamedBodies = 0;
   int m_worldGeoms = 0;
@@ -242,16 +251,26 @@ class MjcfImporter {
       if (m_includeStack.count(key) != 0) {
         throw ImportError(fileOf(c), c->GetLineNum(), "<include file='" + std::string(name) + "'> includes itself");
       }
-      std::string text;
-      try {
-        text = detail::readTextInput(path);
-      } catch (const std::exception& ex) {
-        throw ImportError(
-            fileOf(c), c->GetLineNum(),
-            "<include file='" + std::string(name) + "'>: cannot read " + path.string() + ": " + ex.what());
+      // Each file is read once; as in MuJoCo, a second <include> of the same
+      // file is an error (it would define everything in it twice).
+      const auto seen = m_included.find(key);
+      if (seen != m_included.end() && seen->second.first != c) {
+        throw ImportError(fileOf(c), c->GetLineNum(),
+                          "<include file='" + std::string(name) + "'>: the file is already included at line " +
+                              std::to_string(seen->second.first->GetLineNum()));
       }
-      XMLDocument& doc = parseDocument(text, path.string());
-      const XMLElement* root = doc.RootElement();
+      if (seen == m_included.end()) {
+        std::string text;
+        try {
+          text = detail::readTextInput(path);
+        } catch (const std::exception& ex) {
+          throw ImportError(
+              fileOf(c), c->GetLineNum(),
+              "<include file='" + std::string(name) + "'>: cannot read " + path.string() + ": " + ex.what());
+        }
+        m_included[key] = {c, &parseDocument(text, path.string())};
+      }
+      const XMLElement* root = m_included[key].second->RootElement();
       if (root == nullptr) continue;
       m_includeStack.insert(key);
       for (const XMLElement* x : children(root)) out.push_back(x);
@@ -895,25 +914,35 @@ class MjcfImporter {
                                             [](const XMLElement* c) { return std::string(c->Name()) == "body"; });
     // A lone free body is a rigid body.
     if (joints.size() == 1 && joints[0].isFree && !hasChildBodies) {
-      if (!m_bodyNames.insert(name).second || !m_names.insert(name).second) {
-        fail(top, "body '" + name + "' is defined twice (or names another object)");
-      }
+      if (!m_bodyNames.insert(name).second) fail(top, "body '" + name + "' is defined twice");
       RigidBodySpec rb;
-      rb.name = name;
+      rb.name = cleanName(top, name);
+      if (!m_names.insert(rb.name).second) rb.name = uniqueName(rb.name + "_body", m_names);
+      for (const char* property : {"damping", "armature", "frictionloss", "stiffness"}) {
+        const auto& sj = joints[0].spec;
+        const VectorXd& v = std::string(property) == "damping"        ? sj.damping
+                            : std::string(property) == "armature"     ? sj.armature
+                            : std::string(property) == "frictionloss" ? sj.coulombFriction
+                                                                      : sj.springStiffness;
+        if (v.size() > 0 && !v.isZero(0.0)) {
+          ignore(joints[0].e, "body '" + name + "': " + property +
+                                  " of the free joint of a lone body not imported (Articula's rigid bodies have none)");
+        }
+      }
       rb.setPose(X);
       BodyPlace place;
-      place.frame = name;
+      place.frame = rb.name;
       place.X_W = X;
       m_bodies[name] = place;
       rb.inertia = bodyInertia(top, childClass, name);
       m_spec.rigidBodies.push_back(rb);
-      m_spec.ownerOrder.push_back(name);
-      registerJoint(joints[0], name, "", JointType::Free);
+      m_spec.ownerOrder.push_back(rb.name);
+      registerJoint(joints[0], rb.name, "", JointType::Free);
       readBodyContent(top, childClass, place);
       return;
     }
     MultibodySpec mb;
-    mb.name = modelName.empty() ? name : modelName;
+    mb.name = cleanName(top, modelName.empty() ? name : modelName);
     if (m_names.count(mb.name) != 0) mb.name = uniqueName(mb.name + "_model", m_names);
     m_names.insert(mb.name);
     m_spec.multibodies.push_back(mb);
@@ -964,7 +993,7 @@ class MjcfImporter {
         if (linkNames.count(bodyName) != 0 || !m_bodyNames.insert(bodyName).second) {
           fail(e, "body '" + bodyName + "' is defined twice");
         }
-        link.name = bodyName;
+        link.name = cleanName(e, bodyName);
       } else {
         link.name = uniqueName(bodyName + "_" + (j.name.empty() ? "joint" + std::to_string(k) : j.name), linkNames);
         m_jointLinks.insert(mbName + "/" + link.name);
@@ -980,7 +1009,7 @@ class MjcfImporter {
         fail(j.e, "joint '" + j.name + "' is defined twice");
       }
       link.joint = j.spec;
-      link.joint.name = j.name;
+      link.joint.name = cleanName(j.e, j.name);
       if (j.isFree) {
         if (!parent.empty()) {
           warn(j.e, "joint '" + j.name + "': a free joint inside a chain is read as free relative to its parent body");
@@ -1007,12 +1036,13 @@ class MjcfImporter {
       parent = link.name;
       X_parentBody = Isometry3d::Identity();  // the next joint acts in this body frame
     }
-    const std::string frame = mbName + "/" + bodyName;
+    const std::string linkName = m_spec.multibodies[mbIndex].links.back().name;
+    const std::string frame = mbName + "/" + linkName;
     BodyPlace place;
     place.frame = frame;
     place.X_W = X_WP * X_PB;
     place.multibody = mbName;
-    place.link = bodyName;
+    place.link = linkName;
     m_bodies[bodyName] = place;
     // Inertia of the body's own link (the last one).
     LinkSpec& own = m_spec.multibodies[mbIndex].links.back();
@@ -1027,7 +1057,7 @@ class MjcfImporter {
       const Isometry3d X = pose(x);
       x.get("childclass");
       done(x);
-      readBody(c, cc, mbIndex, bodyName, place.X_W, X, name, readJoints(c, cc));
+      readBody(c, cc, mbIndex, linkName, place.X_W, X, name, readJoints(c, cc));
     }
   }
 
@@ -1405,6 +1435,7 @@ class MjcfImporter {
       return;
     }
     if (collides) {
+      m_contactMasks.insert({contype, conaffinity});
       ShapeSpec s;
       s.name = uniqueName(base, m_shapeNames);
       s.owner = place.frame;
@@ -1461,19 +1492,41 @@ class MjcfImporter {
     Elem x = elem(c, childClass, "site");
     std::string name = x.get("name").value_or("");
     const Isometry3d X = pose(x);
-    for (const char* a : {"type", "size", "rgba", "group", "material", "fromto", "user"}) x.get(a);
+    for (const char* a : {"type", "size", "rgba", "group", "material", "user"}) x.get(a);
     done(x);
     if (name.empty()) return;  // only named sites can be referred to
     if (m_sites.count(name) != 0) fail(c, "site '" + name + "' is defined twice");
     m_sites[name] = {place.frame, place.X_LB * X};
     FrameSpec f;
-    f.name = m_names.count(name) != 0 ? uniqueName(name + "_site", m_names) : name;
-    m_names.insert(f.name);
+    f.name = cleanName(c, name);  // made unique once every body has its name (nameSiteFrames)
     f.isFree = false;
     f.parent = place.frame;
     f.pose = place.X_LB * X;
     m_spec.frames.push_back(f);
     m_siteFrame[name] = f.name;
+  }
+
+  // Sites have a namespace of their own in MJCF: a site named like a body
+  // becomes NAME_site.
+  void nameSiteFrames() {
+    for (FrameSpec& f : m_spec.frames) {
+      const std::string given = f.name;
+      f.name = m_names.count(given) != 0 ? uniqueName(given + "_site", m_names) : given;
+      m_names.insert(f.name);
+      for (auto& [site, frame] : m_siteFrame) {
+        if (frame == given) frame = f.name;
+      }
+    }
+  }
+
+  // Articula's names have no '/', which separates a multibody from its
+  // parts; MJCF names may have one.
+  std::string cleanName(const XMLElement* e, const std::string& name) {
+    if (name.find('/') == std::string::npos) return name;
+    std::string clean = name;
+    std::replace(clean.begin(), clean.end(), '/', '_');
+    warn(e, "'" + name + "' is named '" + clean + "' (Articula names have no '/')");
+    return clean;
   }
   std::map<std::string, std::string> m_siteFrame;
 
@@ -1729,14 +1782,7 @@ class MjcfImporter {
 
   // The name of a closure, coupler, actuator or sensor: Articula's names
   // have no '/', which separates a multibody from its parts.
-  std::string objectName(Elem& x) {
-    std::string name = x.get("name").value_or("");
-    if (name.find('/') == std::string::npos) return name;
-    std::string clean = name;
-    std::replace(clean.begin(), clean.end(), '/', '_');
-    warn(x.e, "'" + name + "' is named '" + clean + "' (Articula names have no '/')");
-    return clean;
-  }
+  std::string objectName(Elem& x) { return cleanName(x.e, x.get("name").value_or("")); }
 
   std::string jointNameOf(const JointPlace& p) const {
     for (const MultibodySpec& mb : m_spec.multibodies) {
@@ -1792,6 +1838,7 @@ class MjcfImporter {
       a.joint = jp.owner + "/" + jointNameOf(jp);
       const std::vector<double> gear = numbers(x, "gear", 1, 6);
       const double g = gear.empty() ? 1.0 : gear[0];
+      if (g == 0.0) fail(c, what + ": gear is 0 (the actuator would act on nothing)");
       const std::vector<double> ctrl = numbers(x, "ctrlrange", 2, 2);
       const std::vector<double> force = numbers(x, "forcerange", 2, 2);
       const bool ctrlLimited = boolean(x, "ctrllimited").value_or(m_autoLimits && !ctrl.empty());
@@ -1800,14 +1847,17 @@ class MjcfImporter {
       const std::vector<double> bias = numbers(x, "biasprm", 1, 10);
       const std::string gaintype = x.get("gaintype").value_or("fixed");
       const std::string biastype = x.get("biastype").value_or("none");
-      x.get("dyntype");
+      const std::string dyntype = x.get("dyntype").value_or("none");
       x.get("dynprm");
       x.get("group");
       x.get("actlimited");
       x.get("actrange");
       x.get("lengthrange");
-      bool ok = true;
-      if (tag == "motor") {
+      // Activation dynamics (integrator, filter, muscle) have no Articula form.
+      bool ok = dyntype == "none";
+      if (!ok) {
+        // reported below
+      } else if (tag == "motor") {
         a.type = ActuatorType::Motor;
         a.gear = g;
       } else if (tag == "position") {
@@ -1846,7 +1896,10 @@ class MjcfImporter {
         ok = false;
       }
       if (!ok) {
-        ignore(c, what + ": <" + tag + "> of this gain and bias has no Articula actuator; not imported");
+        ignore(c, what + ": <" + tag + ">" +
+                      (dyntype != "none" ? " with dyntype '" + dyntype + "' (activation dynamics)"
+                                         : " of this gain and bias") +
+                      " has no Articula actuator; not imported");
         done(x);
         continue;
       }
@@ -1894,7 +1947,6 @@ class MjcfImporter {
       const std::optional<std::string> site = x.get("site");
       const std::optional<std::string> joint = x.get("joint");
       const double noise = number(x, "noise").value_or(0.0);
-      x.get("cutoff");
       x.get("user");
       SensorSpec s;
       s.name = name;
@@ -2022,11 +2074,6 @@ class MjcfImporter {
       const std::vector<double> qpos = numbers(x, "qpos", 0, 1u << 30);
       const std::vector<double> qvel = numbers(x, "qvel", 0, 1u << 30);
       const std::vector<double> ctrl = numbers(x, "ctrl", 0, 1u << 30);
-      if (x.has("mpos") || x.has("mquat")) {
-        x.get("mpos");
-        x.get("mquat");
-      }
-      x.get("act");
       done(x);
       if (!qpos.empty() && static_cast<int>(qpos.size()) != mjNq()) {
         fail(c, "key '" + k.name + "': qpos has " + std::to_string(qpos.size()) + " numbers, the model has " +
@@ -2043,18 +2090,19 @@ class MjcfImporter {
       Eigen::Index aq = 0, av = 0;
       for (const JointPlace& p : m_jointPlaces) {
         if (p.type == JointType::Free) {
+          // Without qpos the pose is the initial one (q = [p, x y z w]).
+          Eigen::Quaterniond quat(k.q[aq + 6], k.q[aq + 3], k.q[aq + 4], k.q[aq + 5]);
           if (!qpos.empty()) {
             k.q.segment<3>(aq) = Vector3d(qpos[iq], qpos[iq + 1], qpos[iq + 2]);
-            const Eigen::Quaterniond quat =
-                Eigen::Quaterniond(qpos[iq + 3], qpos[iq + 4], qpos[iq + 5], qpos[iq + 6]).normalized();
+            quat = Eigen::Quaterniond(qpos[iq + 3], qpos[iq + 4], qpos[iq + 5], qpos[iq + 6]).normalized();
             k.q.segment<4>(aq + 3) << quat.x(), quat.y(), quat.z(), quat.w();
-            if (!qvel.empty()) {
-              // MuJoCo: [linear velocity (world), angular velocity (body)]; ours [ω_B; v_B].
-              const Vector3d vw(qvel[iv], qvel[iv + 1], qvel[iv + 2]);
-              const Vector3d w(qvel[iv + 3], qvel[iv + 4], qvel[iv + 5]);
-              k.v.segment<3>(av) = w;
-              k.v.segment<3>(av + 3) = quat.toRotationMatrix().transpose() * vw;
-            }
+          }
+          if (!qvel.empty()) {
+            // MuJoCo: [linear velocity (world), angular velocity (body)]; ours [ω_B; v_B].
+            const Vector3d vw(qvel[iv], qvel[iv + 1], qvel[iv + 2]);
+            const Vector3d w(qvel[iv + 3], qvel[iv + 4], qvel[iv + 5]);
+            k.v.segment<3>(av) = w;
+            k.v.segment<3>(av + 3) = quat.normalized().toRotationMatrix().transpose() * vw;
           }
           iq += 7;
         } else if (p.type == JointType::Ball) {

@@ -587,6 +587,16 @@ f 4 5 8
     }
     QVERIFY(solref);
     QVERIFY(hasEntry(r.ignored, "<visual> not imported", 2));
+    // The same file included twice would define everything twice: refused, as in MuJoCo.
+    write(dir / "twice.xml",
+          R"(<mujoco><worldbody><include file="arm.xml"/><include file="arm.xml"/></worldbody></mujoco>)");
+    World twice;
+    try {
+      io::importFile(twice, dir / "twice.xml", o);
+      QFAIL("a file included twice must fail");
+    } catch (const io::ImportError& e) {
+      QVERIFY2(std::string(e.what()).find("already included") != std::string::npos, e.what());
+    }
     // A missing include names the file.
     write(dir / "broken.xml", R"(<mujoco><worldbody><include file="nosuch.xml"/></worldbody></mujoco>)");
     World w2;
@@ -628,6 +638,53 @@ f 4 5 8
     for (const LoopClosure& c : w.getLoopClosures()) QVERIFY(c.computeResidualNorm() <= 1e-6);
     const double e1 = w.computeKineticEnergy() + w.computePotentialEnergy();
     QVERIFY2(e1 <= e0 + 1e-3 * std::max(1.0, std::abs(e0)), qPrintable(QString("energy %1 -> %2").arg(e0).arg(e1)));
+  }
+
+  // What MuJoCo accepts and Articula names differently, or must refuse.
+  void namesMasksAndEdgeCases() {
+    const auto m = load(R"(<mujoco model="edge">
+  <compiler angle="radian"/>
+  <worldbody>
+    <site name="cart" pos="0 0 3"/>
+    <body name="cart" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1" contype="1" conaffinity="0"/>
+    </body>
+    <body name="arm/upper" pos="2 0 0">
+      <joint name="arm/shoulder" damping="0.1"/>
+      <geom type="sphere" size="0.1" contype="2" conaffinity="2"/>
+      <site name="arm/tip"/>
+    </body>
+  </worldbody>
+  <actuator><general name="slow" joint="arm/shoulder" dyntype="integrator"/></actuator>
+  <keyframe><key name="moving" qvel="1 0 0 0 0 0 0"/></keyframe>
+</mujoco>)");
+    const World& w = m->world;
+    // A site and a body may share a name in MJCF: the site's frame gives way.
+    QVERIFY(w.getRigidBody("cart").has_value());
+    QVERIFY(w.getFrame("cart_site").has_value());
+    // '/' separates a multibody from its parts in Articula: replaced, with a warning.
+    QVERIFY(w.getMultibody("arm_upper").has_value());
+    QVERIFY(w.getMultibody("arm_upper")->getJoint("arm_shoulder").has_value());
+    QVERIFY(w.getFrame("arm_tip").has_value());
+    QVERIFY(hasEntry(m->report.warnings, "'arm/upper' is named 'arm_upper'"));
+    // Activation dynamics have no Articula form: reported, not read as a motor.
+    QCOMPARE(w.numActuators(), std::size_t(0));
+    QVERIFY(hasEntry(m->report.ignored, "dyntype 'integrator'"));
+    // Bit masks Articula does not model are said once.
+    QVERIFY(hasEntry(m->report.warnings, "contype/conaffinity bit masks"));
+    // A keyframe with qvel and no qpos: the free body's velocity from its initial pose.
+    const KeyframeSpec k = *w.getKeyframe("moving");
+    QVERIFY(k.v.segment<3>(3).isApprox(Vector3d(1, 0, 0)));
+    // A servo with gear 0 acts on nothing: refused with its line.
+    int line = 0;
+    const std::string e = importError(R"(<mujoco>
+<worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
+<actuator><position joint="j" gear="0"/></actuator>
+</mujoco>)",
+                                      &line);
+    QVERIFY2(e.find("gear is 0") != std::string::npos, e.c_str());
+    QCOMPARE(line, 3);
   }
 
   // Bad input fails with the file's line and a reason, and leaves nothing behind.
