@@ -176,6 +176,28 @@ void validateGeometry(const Geometry& g, const std::string& where) {
       break;
     }
   }
+  if (g.parts.empty()) return;
+  if (g.type != GeometryType::TriangleMesh) {
+    throw InvalidArgument(where + ": coloured parts apply to triangle meshes only, not to a " +
+                          std::string(toString(g.type)));
+  }
+  long long next = 0;
+  const auto ntri = static_cast<long long>(g.triangles.size());
+  for (std::size_t i = 0; i < g.parts.size(); ++i) {
+    const MeshPart& p = g.parts[i];
+    const long long first = p.firstTriangle;
+    const long long end = first + p.triangleCount;
+    if (p.triangleCount < 1 || first < next || end > ntri) {
+      std::ostringstream os;
+      os << where << ": part " << i << " covers triangles " << first << ".." << end - 1
+         << "; parts need at least one triangle, in increasing order without overlap, within 0.." << ntri - 1;
+      throw InvalidArgument(os.str());
+    }
+    if (!(p.color.array() >= 0.0).all() || !(p.color.array() <= 1.0).all()) {
+      throw InvalidArgument(where + ": part " + std::to_string(i) + " has a colour component outside [0, 1]");
+    }
+    next = end;
+  }
 }
 
 void validateMaterial(const Material& m, const std::string& where) {

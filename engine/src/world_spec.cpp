@@ -128,7 +128,7 @@ bool same(const Inertia& a, const Inertia& b) {
 bool same(const Geometry& a, const Geometry& b) {
   return a.type == b.type && a.size == b.size && a.radius == b.radius && a.length == b.length &&
          a.vertices == b.vertices && a.triangles == b.triangles && a.meshFile == b.meshFile &&
-         a.meshScale == b.meshScale;
+         a.meshScale == b.meshScale && a.parts == b.parts;
 }
 bool same(const LoopClosureRuntimePolicy& a, const LoopClosureRuntimePolicy& b) {
   return a.enabled == b.enabled && a.kinematics == b.kinematics && a.dynamics == b.dynamics &&

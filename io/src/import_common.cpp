@@ -130,6 +130,7 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
                                                               aiProcess_DropNormals);
   if (scene == nullptr) throw Error(std::string("cannot read mesh: ") + importer.GetErrorString());
   auto out = std::make_shared<MeshData>();
+  std::size_t runStart = 0;  // first triangle of the current submesh
   for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
     const aiMesh* mesh = scene->mMeshes[m];
     const int base = static_cast<int>(out->vertices.size());
@@ -145,15 +146,36 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
       out->triangles.push_back({base + static_cast<int>(face.mIndices[0]), base + static_cast<int>(face.mIndices[1]),
                                 base + static_cast<int>(face.mIndices[2])});
     }
-    if (!out->color && mesh->mMaterialIndex < scene->mNumMaterials) {
+    std::optional<Vector4d> color;
+    if (mesh->mMaterialIndex < scene->mNumMaterials) {
       aiColor4D c;
       if (scene->mMaterials[mesh->mMaterialIndex]->Get(AI_MATKEY_COLOR_DIFFUSE, c) == AI_SUCCESS) {
-        out->color = Vector4d(static_cast<double>(c.r), static_cast<double>(c.g), static_cast<double>(c.b),
-                              static_cast<double>(c.a));
+        color = Vector4d(static_cast<double>(c.r), static_cast<double>(c.g), static_cast<double>(c.b),
+                         static_cast<double>(c.a))
+                    .cwiseMax(0.0)
+                    .cwiseMin(1.0);
+        if (!color->allFinite()) color.reset();
       }
+    }
+    if (!out->color) out->color = color;
+    const int first = static_cast<int>(runStart);
+    const int count = static_cast<int>(out->triangles.size() - runStart);
+    runStart = out->triangles.size();
+    if (count == 0) continue;
+    if (!color) continue;
+    if (!out->parts.empty() && out->parts.back().color == *color &&
+        out->parts.back().firstTriangle + out->parts.back().triangleCount == first) {
+      out->parts.back().triangleCount += count;
+    } else {
+      out->parts.push_back(MeshPart{first, count, *color});
     }
   }
   if (out->triangles.empty()) throw Error("mesh has no triangles");
+  // One colour (or none) is the shape's colour, not parts. Submeshes
+  // without a colour of their own are drawn in the shape's colour.
+  bool several = false;
+  for (const MeshPart& part : out->parts) several = several || part.color != out->parts.front().color;
+  if (!several) out->parts.clear();
   return out;
 }
 
@@ -187,6 +209,7 @@ Geometry meshGeometry(const fs::path& file, const Vector3d& scale, bool convexHu
     g.vertices.reserve(mesh->vertices.size());
     for (const Vector3d& v : mesh->vertices) g.vertices.push_back(v.cwiseProduct(scale));
     g.triangles = mesh->triangles;
+    g.parts = mesh->parts;
     return g;
   }
   g.type = GeometryType::ConvexMesh;

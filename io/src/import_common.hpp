@@ -44,6 +44,9 @@ struct MeshData {
   std::vector<Vector3d> vertices;
   std::vector<std::array<int, 3>> triangles;
   std::optional<Vector4d> color;  ///< diffuse colour of the first material, if the file has one
+  /// Colour per run of triangles when the file's submeshes have two or more
+  /// different diffuse colours; empty otherwise.
+  std::vector<MeshPart> parts;
 };
 
 /// Loads STL (ASCII, binary), OBJ, COLLADA and whatever else assimp reads.
@@ -53,7 +56,8 @@ std::shared_ptr<const MeshData> loadMesh(const std::filesystem::path& file);
 
 /// Geometry for a mesh file: TriangleMesh (visuals, static collision) or the
 /// convex hull of the scaled vertices (ConvexMesh, moving collision). The
-/// geometry remembers the file and the scale.
+/// geometry remembers the file and the scale; a TriangleMesh carries the
+/// file's coloured parts.
 Geometry meshGeometry(const std::filesystem::path& file, const Vector3d& scale, bool convexHull);
 
 // ---- transforms ------------------------------------------------------------

@@ -1482,6 +1482,7 @@ class MjcfImporter {
       } else if (!g.triangles.empty()) {
         v.geometry = Geometry::triangleMesh(g.geometry.vertices, g.triangles);  // drawn as given
       }
+      v.geometry.parts.clear();  // MuJoCo draws a mesh in the geom's colour, whatever the file's materials
       v.pose = pose;
       v.color = color;
       m_spec.shapes.push_back(v);

@@ -404,6 +404,24 @@ class Reader {
     }
   }
 
+  // "first count r g b a" per coloured part of a triangle mesh; the shape
+  // checks ranges and colours when it is added.
+  std::vector<MeshPart> parts(const XMLElement* e) const {
+    const auto v = numbers(e, "parts");
+    if (v.size() % 6 != 0) fail(e, "attribute 'parts': expected groups of six numbers (first count r g b a)");
+    std::vector<MeshPart> out;
+    for (std::size_t i = 0; i < v.size(); i += 6) {
+      for (std::size_t k = 0; k < 2; ++k) {
+        if (v[i + k] != std::floor(v[i + k]) || std::abs(v[i + k]) > 2e9) {
+          fail(e, "attribute 'parts': the first triangle and the count must be whole numbers");
+        }
+      }
+      out.push_back(MeshPart{static_cast<int>(v[i]), static_cast<int>(v[i + 1]),
+                             Vector4d(v[i + 2], v[i + 3], v[i + 4], v[i + 5])});
+    }
+    return out;
+  }
+
   Geometry geometry(const XMLElement* parent) const {
     const XMLElement* e = required(parent, "geometry");
     const std::string type = text(e, "type");
@@ -418,11 +436,14 @@ class Reader {
       if (file.is_relative()) file = m_base / file;
       const Vector3d scale = has(e, "scale") ? vector3(e, "scale") : Vector3d::Ones();
       if (!std::filesystem::exists(file)) fail(e, "mesh file '" + file.string() + "' does not exist");
+      Geometry g;
       try {
-        return detail::meshGeometry(file, scale, type == "convex_mesh");
+        g = detail::meshGeometry(file, scale, type == "convex_mesh");
       } catch (const Error& err) {
         fail(e, "mesh file '" + file.string() + "': " + err.what());
       }
+      if (type == "triangle_mesh" && has(e, "parts")) g.parts = parts(e);
+      return g;
     }
     if (type == "convex_mesh" || type == "triangle_mesh") {
       const auto v = numbers(e, "vertices");
@@ -435,7 +456,9 @@ class Reader {
       std::vector<std::array<int, 3>> triangles;
       for (std::size_t i = 0; i < t.size(); i += 3)
         triangles.push_back({static_cast<int>(t[i]), static_cast<int>(t[i + 1]), static_cast<int>(t[i + 2])});
-      return Geometry::triangleMesh(std::move(vertices), std::move(triangles));
+      Geometry g = Geometry::triangleMesh(std::move(vertices), std::move(triangles));
+      if (has(e, "parts")) g.parts = parts(e);
+      return g;
     }
     fail(e, "unknown geometry type '" + type + "'");
   }

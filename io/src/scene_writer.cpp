@@ -1,5 +1,6 @@
 // Writes the native scene format (see scene_file.hpp, docs/scene-format.md)
 // from the world's spec (World::getSpec).
+#include "import_common.hpp"
 #include "scene_common.hpp"
 
 #include <articula/file_io.hpp>
@@ -30,7 +31,8 @@ class Writer {
     const WorldSpec spec = m_world.getSpec();
     // Version 2 added actuators, schedules and keyframes; without them a
     // file stays readable by builds that read version 1.
-    // Version 3 added sensors, version 4 viewpoints.
+    // Version 3 added sensors, version 4 viewpoints, version 5 coloured
+    // mesh parts (set below once a shape writes them).
     root->SetAttribute("version", !spec.viewpoints.empty()                                                     ? 4
                                   : !spec.sensors.empty()                                                      ? 3
                                   : spec.actuators.empty() && spec.schedules.empty() && spec.keyframes.empty() ? 1
@@ -75,6 +77,7 @@ class Writer {
     for (const SensorSpec& x : spec.sensors) writeSensor(root, x);
     for (const ViewpointSpec& v : spec.viewpoints) writeViewpoint(root, v);
     if (m_recording) writeRecording(root, *m_recording);
+    if (m_wroteParts) root->SetAttribute("version", 5);  // coloured mesh parts
     tinyxml2::XMLPrinter printer;
     doc.Print(&printer);
     return printer.CStr();
@@ -227,6 +230,7 @@ class Writer {
         if (!g.meshFile.empty()) {
           ge->SetAttribute("file", meshPath(g.meshFile).c_str());
           ge->SetAttribute("scale", formatNumbers(g.meshScale).c_str());
+          if (g.type == GeometryType::TriangleMesh && g.parts != fileParts(g.meshFile)) writeParts(ge, g.parts);
           break;
         }
         std::string vertices;
@@ -238,6 +242,7 @@ class Writer {
             for (const int i : t) triangles += (triangles.empty() ? "" : " ") + std::to_string(i);
           }
           ge->SetAttribute("triangles", triangles.c_str());
+          if (!g.parts.empty()) writeParts(ge, g.parts);
         }
         break;
       }
@@ -251,6 +256,28 @@ class Writer {
     } else {
       e->SetAttribute("color", formatNumbers(s.color).c_str());
     }
+  }
+
+  // The coloured parts a mesh file gives when it is read again; none when
+  // it cannot be read (the reader then reports the file).
+  static std::vector<MeshPart> fileParts(const std::string& file) {
+    try {
+      return detail::loadMesh(file)->parts;
+    } catch (const Error&) {
+      return {};
+    }
+  }
+
+  // "first count r g b a" per part; an empty list stands for "no parts"
+  // where the mesh file has some.
+  void writeParts(XMLElement* e, const std::vector<MeshPart>& parts) {
+    m_wroteParts = true;
+    std::string text;
+    for (const MeshPart& p : parts) {
+      text += (text.empty() ? "" : " ") + std::to_string(p.firstTriangle) + " " + std::to_string(p.triangleCount) +
+              " " + formatNumbers(p.color);
+    }
+    e->SetAttribute("parts", text.c_str());
   }
 
   void writePolicy(XMLElement* parent, const LoopClosureRuntimePolicy& p) {
@@ -399,6 +426,7 @@ class Writer {
   }
 
   const World& m_world;
+  bool m_wroteParts = false;
   tinyxml2::XMLDocument doc;
   std::filesystem::path m_meshBase;
   const std::optional<SceneRecording>& m_recording;

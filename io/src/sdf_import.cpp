@@ -1538,6 +1538,7 @@ class SdfImporter {
       if (diffuse && diffuse->GetExplicitlySetInFile()) {
         const ignition::math::Color c = v.Material()->Diffuse();
         opts.color = Vector4d(c.R(), c.G(), c.B(), c.A());
+        opts.geometry.parts.clear();  // as in Gazebo, the visual's material colours the whole mesh
       } else if (!geometry->meshFile.empty()) {
         if (const std::optional<Vector4d> c = detail::loadMesh(geometry->meshFile)->color) opts.color = *c;
       }

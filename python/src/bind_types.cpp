@@ -193,6 +193,21 @@ void bindTypes(py::module_& m) {
       .def_readwrite("inertia", &LinkOptions::inertia);
 
   // ---- geometry and materials ------------------------------------------------
+  py::class_<MeshPart>(m, "MeshPart", "A run of triangles of a triangle mesh drawn in its own colour.")
+      .def(py::init([](int firstTriangle, int triangleCount, const Vector4d& color) {
+             return MeshPart{firstTriangle, triangleCount, color};
+           }),
+           py::arg("first_triangle") = 0, py::arg("triangle_count") = 0,
+           py::arg("color") = Vector4d(0.7, 0.7, 0.7, 1.0))
+      .def_readwrite("first_triangle", &MeshPart::firstTriangle)
+      .def_readwrite("triangle_count", &MeshPart::triangleCount)
+      .def_readwrite("color", &MeshPart::color)
+      .def("__eq__", [](const MeshPart& a, const MeshPart& b) { return a == b; })
+      .def("__repr__", [](const MeshPart& p) {
+        std::ostringstream os;
+        os << "MeshPart(first_triangle=" << p.firstTriangle << ", triangle_count=" << p.triangleCount << ")";
+        return os.str();
+      });
   py::class_<Geometry>(m, "Geometry", "Shape geometry; build it with the static constructors.")
       .def(py::init<>())
       .def_readwrite("type", &Geometry::type)
@@ -208,6 +223,10 @@ void bindTypes(py::module_& m) {
           "(M, 3) vertex indices of a triangle mesh")
       .def_readwrite("mesh_file", &Geometry::meshFile)
       .def_readwrite("mesh_scale", &Geometry::meshScale)
+      .def_property(
+          "parts", [](const Geometry& g) { return g.parts; },
+          [](Geometry& g, std::vector<MeshPart> parts) { g.parts = std::move(parts); },
+          "coloured runs of triangles of a triangle mesh (a copy; assign a new list to change them)")
       .def_static("box", &Geometry::box, py::arg("size"))
       .def_static("sphere", &Geometry::sphere, py::arg("radius"))
       .def_static("capsule", &Geometry::capsule, py::arg("radius"), py::arg("length"))

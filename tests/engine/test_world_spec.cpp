@@ -202,6 +202,52 @@ class TestWorldSpec : public QObject {
     QVERIFY(a.getViewpoints().empty());
   }
 
+  void meshPartsAreCheckedAndKept() {
+    const std::vector<Vector3d> quad{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    Geometry g = Geometry::triangleMesh(quad, {{0, 1, 2}, {0, 2, 3}});
+    const auto refused = [&](std::vector<MeshPart> parts, GeometryType type, const std::string& expected) {
+      World w;
+      RigidBody b = w.addRigidBody("b");
+      VisualShapeOptions o;
+      o.geometry =
+          type == GeometryType::TriangleMesh ? g : Geometry::convexMesh({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}});
+      o.geometry.parts = std::move(parts);
+      try {
+        b.addVisualShape(o);
+        return std::string("accepted");
+      } catch (const InvalidArgument& e) {
+        return std::string(e.what()).find(expected) == std::string::npos ? std::string(e.what()) : std::string();
+      }
+    };
+    const Vector4d red(1, 0, 0, 1);
+    QCOMPARE(refused({MeshPart{1, 2, red}}, GeometryType::TriangleMesh, "part 0 covers triangles 1..2"), std::string());
+    QCOMPARE(refused({MeshPart{0, 0, red}}, GeometryType::TriangleMesh, "at least one triangle"), std::string());
+    QCOMPARE(refused({MeshPart{-1, 1, red}}, GeometryType::TriangleMesh, "part 0"), std::string());
+    QCOMPARE(refused({MeshPart{1, 1, red}, MeshPart{0, 1, red}}, GeometryType::TriangleMesh, "part 1 covers"),
+             std::string());
+    QCOMPARE(refused({MeshPart{0, 1, Vector4d(1, 0, 0, 1.5)}}, GeometryType::TriangleMesh, "outside [0, 1]"),
+             std::string());
+    QCOMPARE(refused({MeshPart{0, 1, red}}, GeometryType::ConvexMesh, "triangle meshes only"), std::string());
+
+    // Kept through the spec; a changed part colour is a different spec.
+    World w;
+    RigidBody b = w.addRigidBody("b");
+    VisualShapeOptions o;
+    o.geometry = g;
+    o.geometry.parts = {MeshPart{1, 1, red}};
+    Shape shape = b.addVisualShape(o);
+    QVERIFY(shape.getGeometry().parts == o.geometry.parts);
+    const WorldSpec spec = w.getSpec();
+    World rebuilt(spec);
+    QVERIFY(rebuilt.getSpec() == spec);
+    QVERIFY(rebuilt.getRigidBody("b")->getVisualShapes().front().getGeometry().parts == o.geometry.parts);
+    WorldSpec changed = spec;
+    for (ShapeSpec& sh : changed.shapes) {
+      if (!sh.collision) sh.geometry.parts.front().color = Vector4d(0, 0, 1, 1);
+    }
+    QVERIFY(!(changed == spec));
+  }
+
   void rebuiltWorldStepsBitForBit() {
     World a;
     buildEverything(a);

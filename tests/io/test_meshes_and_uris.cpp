@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,43 @@ void writeCollada(const fs::path& p) {
                 "</COLLADA>\n");
 }
 
+// The tetrahedron as OBJ with a material library: faces 1, 2 and 4 use the
+// materials `first` and `last`, face 3 the material `middle`.
+void writeObjWithMaterials(const fs::path& p, const std::string& mtl, const std::string& first,
+                           const std::string& middle, const std::string& last) {
+  writeText(p.parent_path() / "parts.mtl", mtl);
+  std::string s = "mtllib parts.mtl\n";
+  for (const Vector3d& v : kTetra) {
+    s += "v " + std::to_string(v.x()) + " " + std::to_string(v.y()) + " " + std::to_string(v.z()) + "\n";
+  }
+  const auto face = [&](const std::array<int, 3>& f) {
+    s += "f " + std::to_string(f[0] + 1) + " " + std::to_string(f[1] + 1) + " " + std::to_string(f[2] + 1) + "\n";
+  };
+  s += "usemtl " + first + "\n";
+  face(kFaces[0]);
+  face(kFaces[1]);
+  s += "usemtl " + middle + "\n";
+  face(kFaces[2]);
+  s += "usemtl " + last + "\n";
+  face(kFaces[3]);
+  writeText(p, s);
+}
+
+const std::string kRedBlueMtl = "newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\nnewmtl crimson\nKd 1 0 0\n";
+
+// Triangles per colour of a mesh's parts; every triangle must be in a part.
+void trianglesPerColour(const std::vector<MeshPart>& parts, std::size_t numTriangles, std::map<QString, int>& out) {
+  out.clear();
+  int next = 0;
+  for (const MeshPart& part : parts) {
+    QVERIFY2(part.firstTriangle == next, "parts should follow each other");
+    next = part.firstTriangle + part.triangleCount;
+    out[test::num(part.color[0], 4) + " " + test::num(part.color[1], 4) + " " + test::num(part.color[2], 4)] +=
+        part.triangleCount;
+  }
+  QCOMPARE(static_cast<std::size_t>(next), numTriangles);
+}
+
 // Sorted, so that two vertex lists compare whatever order a reader produced.
 std::vector<Vector3d> sorted(std::vector<Vector3d> v) {
   std::sort(v.begin(), v.end(), [](const Vector3d& a, const Vector3d& b) {
@@ -191,6 +229,121 @@ class TestMeshesAndUris : public QObject {
     const Geometry full = io::detail::meshGeometry(p, Vector3d(2, 3, 4), false);
     QVERIFY(full.type == GeometryType::TriangleMesh);
     QVERIFY(std::abs(volume(full.vertices, full.triangles) - 24.0 / 6.0) < 1e-9);
+  }
+
+  void severalMaterialsBecomeColouredParts() {
+    QTemporaryDir dir;
+    const fs::path p = fs::path(dir.path().toStdString()) / "parts.obj";
+    writeObjWithMaterials(p, kRedBlueMtl, "red", "blue", "crimson");
+    const auto mesh = io::detail::loadMesh(p);
+    QCOMPARE(mesh->triangles.size(), std::size_t{4});
+    QVERIFY2(std::abs(volume(mesh->vertices, mesh->triangles) - 1.0 / 6.0) < 1e-6, "the solid changed");
+    // Red and crimson are one colour: three red triangles, one blue.
+    std::map<QString, int> counts;
+    trianglesPerColour(mesh->parts, 4, counts);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(counts.size(), std::size_t{2});
+    QCOMPARE(counts.at("1 0 0"), 3);
+    QCOMPARE(counts.at("0 0 1"), 1);
+    // The visual geometry carries them; the hull (moving collision) does not.
+    QCOMPARE(io::detail::meshGeometry(p, Vector3d::Ones(), false).parts.size(), mesh->parts.size());
+    QVERIFY(io::detail::meshGeometry(p, Vector3d::Ones(), true).parts.empty());
+  }
+
+  void oneColourIsNotParts() {
+    QTemporaryDir dir;
+    const fs::path p = fs::path(dir.path().toStdString()) / "parts.obj";
+    writeObjWithMaterials(p, kRedBlueMtl, "red", "crimson", "red");
+    const auto mesh = io::detail::loadMesh(p);
+    QVERIFY(mesh->parts.empty());
+    QVERIFY(mesh->color.has_value());
+    VERIFY_NEAR(*mesh->color, Vector4d(1, 0, 0, 1), 1e-6);
+    const fs::path plain = fs::path(dir.path().toStdString()) / "plain.obj";
+    writeObj(plain);
+    QVERIFY(io::detail::loadMesh(plain)->parts.empty());
+  }
+
+  void importersFollowTheirPeersOnMeshColours() {
+    // URDF: as RViz, the mesh's own materials are drawn, the visual's
+    // <material> colours the rest. SDF: as Gazebo, a visual's material
+    // colours the whole mesh. MJCF: as MuJoCo, the geom's colour is used.
+    QTemporaryDir dir;
+    const fs::path folder(dir.path().toStdString());
+    writeObjWithMaterials(folder / "parts.obj", kRedBlueMtl, "red", "blue", "red");
+    const std::string inertial =
+        "<inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>"
+        "</inertial>";
+    const auto visualOf = [](const World& w) {
+      for (const ShapeSpec& sh : w.getSpec().shapes) {
+        if (!sh.collision) return sh;
+      }
+      return ShapeSpec{};
+    };
+    {
+      World w;
+      io::importUrdfFromString(w,
+                               "<robot name=\"r\"><material name=\"grey\"><color rgba=\"0.5 0.5 0.5 1\"/></material>"
+                               "<link name=\"a\">" +
+                                   inertial +
+                                   "<visual><geometry><mesh filename=\"parts.obj\"/></geometry>"
+                                   "<material name=\"grey\"/></visual></link></robot>",
+                               "r.urdf", folder);
+      const ShapeSpec v = visualOf(w);
+      QCOMPARE(v.geometry.parts.size(), std::size_t{2});
+      VERIFY_NEAR(v.color, Vector4d(0.5, 0.5, 0.5, 1), 1e-12);
+    }
+    const auto sdf = [&](const std::string& material) {
+      World w;
+      io::importSdfFromString(w,
+                              "<sdf version=\"1.9\"><model name=\"m\"><link name=\"a\"><visual name=\"v\">"
+                              "<geometry><mesh><uri>parts.obj</uri></mesh></geometry>" +
+                                  material + "</visual></link></model></sdf>",
+                              "m.sdf", folder);
+      return visualOf(w);
+    };
+    QCOMPARE(sdf("").geometry.parts.size(), std::size_t{2});
+    const ShapeSpec coloured = sdf("<material><diffuse>0 1 0 1</diffuse></material>");
+    QVERIFY(coloured.geometry.parts.empty());
+    VERIFY_NEAR(coloured.color, Vector4d(0, 1, 0, 1), 1e-12);
+    {
+      World w;
+      io::importMjcfFromString(w,
+                               "<mujoco><asset><mesh name=\"p\" file=\"parts.obj\"/></asset><worldbody>"
+                               "<body><freejoint/><geom type=\"mesh\" mesh=\"p\" rgba=\"0 1 0 1\"/></body>"
+                               "</worldbody></mujoco>",
+                               "m.xml", folder);
+      const ShapeSpec v = visualOf(w);
+      QVERIFY(v.geometry.type == GeometryType::TriangleMesh);
+      QVERIFY(v.geometry.parts.empty());
+    }
+  }
+
+  void pandaMeshesShowTheirMaterials() {
+    // A public robot whose visual meshes have several materials each.
+    const fs::path urdf = kModels / "example-robot-data" / "robots" / "panda_description" / "urdf" / "panda.urdf";
+    ARTICULA_REQUIRE_MODEL(urdf);
+    World w;
+    io::ImportOptions options;
+    options.packagePath = {kModels};
+    io::importFile(w, urdf, options);
+    int withParts = 0;
+    bool link6 = false;
+    for (const ShapeSpec& sh : w.getSpec().shapes) {
+      if (sh.collision || sh.geometry.parts.empty()) continue;
+      ++withParts;
+      std::map<QString, int> counts;
+      trianglesPerColour(sh.geometry.parts, sh.geometry.triangles.size(), counts);
+      if (QTest::currentTestFailed()) return;
+      if (sh.geometry.meshFile.find("link6.dae") != std::string::npos) {
+        link6 = true;
+        // link6.dae: white shell, dark grey (0.25) parts, a red face.
+        QVERIFY2(counts.count("1 1 1") == 1 && counts.count("1 0 0") == 1 && counts.size() >= 3,
+                 qPrintable(QString::number(counts.size())));
+      }
+    }
+    qInfo("panda: %d visual meshes with coloured parts", withParts);
+    QVERIFY(link6);
+    QVERIFY(withParts >= 8);
   }
 
   void cacheReadsAFileOnce() {

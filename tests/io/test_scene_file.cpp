@@ -4,9 +4,12 @@
 #include "builtin_scenes.hpp"
 #include "test_helpers.hpp"
 
+#include <articula/io/import.hpp>
 #include <articula/io/scene_file.hpp>
 
 #include <QtTest/QtTest>
+
+#include <QTemporaryDir>
 
 #include <filesystem>
 #include <fstream>
@@ -322,6 +325,84 @@ class TestSceneFile : public QObject {
     EXPECT_NO_THROW(io::loadSceneFromString(loaded, first));
     QCOMPARE(io::sceneToString(loaded), first);
     QCOMPARE(loaded.getRigidBody("tetra")->getVisualShapes().front().getGeometry().triangles.size(), std::size_t{4});
+  }
+
+  void meshPartsRoundTrip() {
+    // Inline meshes write their coloured parts (format version 5).
+    World world;
+    const std::vector<Vector3d> tetra{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    RigidBody body = world.addRigidBody("tetra");
+    VisualShapeOptions v;
+    v.geometry = Geometry::triangleMesh(tetra, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}});
+    v.geometry.parts = {MeshPart{0, 2, Vector4d(1, 0, 0, 1)}, MeshPart{3, 1, Vector4d(0, 0, 1, 0.5)}};
+    body.addVisualShape(v);
+    const std::string first = io::sceneToString(world);
+    QVERIFY2(first.find("parts=\"0 2 1 0 0 1 3 1 0 0 1 0.5\"") != std::string::npos, first.c_str());
+    QVERIFY(first.find("<articula version=\"5\">") != std::string::npos);
+    World loaded;
+    EXPECT_NO_THROW(io::loadSceneFromString(loaded, first));
+    QVERIFY(loaded.getRigidBody("tetra")->getVisualShapes().front().getGeometry().parts == v.geometry.parts);
+    QCOMPARE(io::sceneToString(loaded), first);
+
+    // A mesh file's parts are read from the file again, so they are not
+    // written; parts removed from such a mesh are written as an empty list.
+    QTemporaryDir dir;
+    const std::filesystem::path folder(dir.path().toStdString());
+    std::ofstream(folder / "two.mtl") << "newmtl a\nKd 1 0 0\nnewmtl b\nKd 0 1 0\n";
+    std::ofstream(folder / "two.obj") << "mtllib two.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                                         "usemtl a\nf 1 3 2\nf 1 2 4\nusemtl b\nf 1 4 3\nf 2 3 4\n";
+    World fromFile;
+    RigidBody b = fromFile.addRigidBody("b");
+    VisualShapeOptions m;
+    m.name = "look";
+    m.geometry = Geometry::triangleMesh(tetra, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}});
+    Shape shape = b.addVisualShape(m);
+    {
+      // The file's geometry, as an importer makes it.
+      World probe;
+      io::importUrdfFromString(probe,
+                               "<robot name=\"r\"><link name=\"a\"><visual><geometry><mesh filename=\"two.obj\"/>"
+                               "</geometry></visual></link></robot>",
+                               "r.urdf", folder);
+      shape.setGeometry(probe.getMultibodies().front().getLinks().front().getVisualShapes().front().getGeometry());
+    }
+    QCOMPARE(shape.getGeometry().parts.size(), std::size_t{2});
+    const std::string withFile = io::sceneToString(fromFile, folder / "scene.articula");
+    QVERIFY2(withFile.find("parts=") == std::string::npos, withFile.c_str());
+    QVERIFY(withFile.find("version=\"5\"") == std::string::npos);
+    World again;
+    io::loadSceneFromString(again, withFile, (folder / "scene.articula").string());
+    QVERIFY(again.getRigidBody("b")->getVisualShapes().front().getGeometry().parts == shape.getGeometry().parts);
+    Geometry plain = shape.getGeometry();
+    plain.parts.clear();
+    shape.setGeometry(plain);
+    const std::string cleared = io::sceneToString(fromFile, folder / "scene.articula");
+    QVERIFY2(cleared.find("parts=\"\"") != std::string::npos, cleared.c_str());
+    World clearedAgain;
+    io::loadSceneFromString(clearedAgain, cleared, (folder / "scene.articula").string());
+    QVERIFY(clearedAgain.getRigidBody("b")->getVisualShapes().front().getGeometry().parts.empty());
+
+    // Bad lists name the line.
+    const std::string good = "parts=\"0 2 1 0 0 1 3 1 0 0 1 0.5\"";
+    const auto refused = [&](const std::string& parts, const std::string& expected) {
+      std::string text = first;
+      text.replace(text.find(good), good.size(), "parts=\"" + parts + "\"");
+      World x;
+      try {
+        io::loadSceneFromString(x, text, "parts.articula");
+        return std::string("accepted");
+      } catch (const io::ImportError& e) {
+        if (std::string(e.what()).find(expected) == std::string::npos || e.line() < 3) {
+          return "line " + std::to_string(e.line()) + ": " + e.what();
+        }
+        return std::string();
+      }
+    };
+    QCOMPARE(refused("0 1 1 0", "groups of six"), std::string());
+    QCOMPARE(refused("0 5 1 0 0 1", "part 0 covers triangles 0..4"), std::string());
+    QCOMPARE(refused("2 1 1 0 0 1 0 1 1 0 0 1", "part 1 covers triangles 0..0"), std::string());
+    QCOMPARE(refused("0.5 1 1 0 0 1", "whole numbers"), std::string());
+    QCOMPARE(refused("0 1 2 0 0 1", "outside [0, 1]"), std::string());
   }
 };
 

@@ -327,3 +327,19 @@ def test_rendering_without_a_display_raises_viewer_error():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "ViewerError:" in out.stdout and "xvfb-run" in out.stdout
+
+
+def test_mesh_parts_colour_runs_of_triangles():
+    world = articula.World()
+    body = world.add_rigid_body("tile", articula.RigidBodyOptions(articula.Inertia.sphere(1.0, 0.1)))
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=float)
+    geometry = articula.Geometry.triangle_mesh(vertices, np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int32))
+    geometry.parts = [articula.MeshPart(1, 1, [0, 0, 1, 1])]
+    shape = body.add_visual_shape(articula.VisualShapeOptions(geometry, color=[1, 0, 0, 1]))
+    parts = shape.get_geometry().parts
+    assert len(parts) == 1 and parts[0] == articula.MeshPart(1, 1, [0, 0, 1, 1])
+    assert parts[0].first_triangle == 1 and parts[0].triangle_count == 1
+    assert parts[0].color == pytest.approx([0, 0, 1, 1])
+    geometry.parts = [articula.MeshPart(1, 2, [0, 0, 1, 1])]  # past the last triangle
+    with pytest.raises(articula.InvalidArgument, match="part 0 covers triangles 1..2"):
+        body.add_visual_shape(articula.VisualShapeOptions(geometry))

@@ -15,8 +15,13 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <vector>
 
 using namespace articula;
 using namespace articula::test;
@@ -165,6 +170,71 @@ class TestRender : public QObject {
     }
     QVERIFY2(red > 100 && blue > 100 && green > 100,
              qPrintable(QString("red %1 blue %2 green %3").arg(red).arg(blue).arg(green)));
+  }
+
+  void meshPartsDrawInTheirColours() {
+    requireDisplay();
+    // Three unit squares side by side along x, facing +z: the first is a red
+    // part, the second no part (the shape's green), the third a blue part.
+    std::vector<Vector3d> vertices;
+    std::vector<std::array<int, 3>> triangles;
+    for (int k = 0; k < 3; ++k) {
+      const int b = static_cast<int>(vertices.size());
+      const double x = k;
+      vertices.insert(vertices.end(), {{x, 0, 0}, {x + 1, 0, 0}, {x + 1, 1, 0}, {x, 1, 0}});
+      triangles.push_back({b, b + 1, b + 2});
+      triangles.push_back({b, b + 2, b + 3});
+    }
+    Geometry g = Geometry::triangleMesh(vertices, triangles);
+    const Vector4d red(0.9, 0.1, 0.1, 1), green(0.1, 0.8, 0.1, 1), blue(0.1, 0.1, 0.9, 1);
+    g.parts = {MeshPart{0, 2, red}, MeshPart{4, 2, blue}};
+    World w;
+    VisualShapeOptions o;
+    o.name = "strip";
+    o.geometry = g;
+    o.color = green;
+    w.addVisualShape(Frame::World(), o);
+    w.enterSimulationMode();
+    Rendered r(w);
+    r.scene.setLayerVisible(Layer::Grid, false);
+    r.viewport->camera().setPreset("top");
+    r.viewport->fitToScene();
+    const Image image = r.draw();
+    savePng(image, "viewer_render_mesh_parts.png");
+    // The colour a pixel should show follows from where its ray hits the strip.
+    int checked = 0, wrong = 0;
+    std::array<int, 3> seen{0, 0, 0};
+    QString first;
+    for (int y = 2; y < image.height - 2; y += 3) {
+      for (int x = 2; x < image.width - 2; x += 3) {
+        const std::optional<PickResult> hit = r.viewport->pickAt(x + 0.5, y + 0.5);
+        if (!hit) continue;
+        const double px = hit->point.x();
+        if (std::abs(px - std::round(px)) < 0.05) continue;  // a border between squares
+        const int square = std::clamp(static_cast<int>(std::floor(px)), 0, 2);
+        const Vector4d& want = square == 0 ? red : square == 1 ? green : blue;
+        ++checked;
+        const Rgba p = image.at(x, y);
+        if (showsColour(p, want)) {
+          ++seen[static_cast<std::size_t>(square)];
+        } else {
+          ++wrong;
+          if (first.isEmpty()) {
+            first = QString("pixel (%1, %2) rgb %3 %4 %5 over square %6")
+                        .arg(x)
+                        .arg(y)
+                        .arg(p.r)
+                        .arg(p.g)
+                        .arg(p.b)
+                        .arg(square);
+          }
+        }
+      }
+    }
+    qInfo("mesh parts: %d pixels checked, red %d green %d blue %d, wrong %d", checked, seen[0], seen[1], seen[2],
+          wrong);
+    QVERIFY2(seen[0] > 100 && seen[1] > 100 && seen[2] > 100, "each square should cover part of the image");
+    QVERIFY2(wrong == 0, qPrintable(first));
   }
 
   void robotUrdfMatchesRayCast() {

@@ -69,6 +69,13 @@ std::uint64_t shapeContentHash(const Geometry& g, const Vector4d& color) {
   if (nt > 0) h = detail::fnv1a(g.triangles.data(), nt * sizeof(g.triangles[0]), h);
   h = detail::fnv1a(g.meshFile.data(), g.meshFile.size(), h);
   h = hashVector(g.meshScale, h);
+  const std::uint64_t np = g.parts.size();
+  h = hashValue(np, h);
+  for (const MeshPart& p : g.parts) {
+    h = hashValue(p.firstTriangle, h);
+    h = hashValue(p.triangleCount, h);
+    h = detail::fnv1a(p.color.data(), 4 * sizeof(double), h);
+  }
   h = detail::fnv1a(color.data(), 4 * sizeof(double), h);
   return h;
 }

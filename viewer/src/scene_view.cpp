@@ -318,7 +318,7 @@ struct SceneView::Impl {
       if (!e.collisionPending) continue;
       const ShapeDescription& s = description->shapes[e.index];
       e.collision = new osg::MatrixTransform;
-      e.collision->addChild(detail::createShapeNode(s.geometry, kCollisionColor, kPlaneExtent).get());
+      e.collision->addChild(detail::createShapeNode(s.geometry, kCollisionColor, kPlaneExtent, false).get());
       e.collision->setNodeMask(kShapeMask);
       collisions->addChild(e.collision.get());
       e.collisionPending = false;

@@ -33,24 +33,53 @@ osg::ref_ptr<osg::Geode> shapeGeode(osg::Shape* shape, float detail) {
   return geode;
 }
 
-// Triangles with smooth normals except across sharp edges.
-osg::ref_ptr<osg::Geode> meshGeode(const std::vector<Vector3d>& vertices,
-                                   const std::vector<std::array<int, 3>>& triangles) {
+// Triangles [first, end) with smooth normals except across sharp edges.
+osg::ref_ptr<osg::Geometry> meshDrawable(const std::vector<Vector3d>& vertices,
+                                         const std::vector<std::array<int, 3>>& triangles, std::size_t first,
+                                         std::size_t end) {
   osg::ref_ptr<osg::Geometry> geometry = new osg::Geometry;
   osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
   v->reserve(vertices.size());
   for (const Vector3d& p : vertices) v->push_back(toOsg(p));
   osg::ref_ptr<osg::DrawElementsUInt> indices = new osg::DrawElementsUInt(GL_TRIANGLES);
-  indices->reserve(3 * triangles.size());
-  for (const auto& t : triangles) {
-    for (int k : t) indices->push_back(static_cast<unsigned>(k));
+  indices->reserve(3 * (end - first));
+  for (std::size_t t = first; t < end; ++t) {
+    for (int k : triangles[t]) indices->push_back(static_cast<unsigned>(k));
   }
   geometry->setVertexArray(v.get());
   geometry->addPrimitiveSet(indices.get());
   geometry->setUseVertexBufferObjects(true);
   osgUtil::SmoothingVisitor::smooth(*geometry, kCreaseAngle);
+  return geometry;
+}
+
+osg::ref_ptr<osg::Geode> meshGeode(const std::vector<Vector3d>& vertices,
+                                   const std::vector<std::array<int, 3>>& triangles) {
   osg::ref_ptr<osg::Geode> geode = new osg::Geode;
-  geode->addDrawable(geometry.get());
+  geode->addDrawable(meshDrawable(vertices, triangles, 0, triangles.size()).get());
+  return geode;
+}
+
+// One drawable per coloured part, each with its own material, and one for
+// the triangles between parts, which take the node's (the shape's) colour.
+osg::ref_ptr<osg::Geode> partsGeode(const Geometry& g) {
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  std::vector<std::array<int, 3>> rest;
+  std::size_t next = 0;
+  const auto restUpTo = [&](std::size_t end) {
+    for (; next < end; ++next) rest.push_back(g.triangles[next]);
+  };
+  for (const MeshPart& part : g.parts) {
+    const auto first = static_cast<std::size_t>(part.firstTriangle);
+    const std::size_t end = first + static_cast<std::size_t>(part.triangleCount);
+    restUpTo(first);
+    osg::ref_ptr<osg::Geometry> drawable = meshDrawable(g.vertices, g.triangles, first, end);
+    applyMaterial(*drawable->getOrCreateStateSet(), part.color);
+    geode->addDrawable(drawable.get());
+    next = end;
+  }
+  restUpTo(g.triangles.size());
+  if (!rest.empty()) geode->addDrawable(meshDrawable(g.vertices, rest, 0, rest.size()).get());
   return geode;
 }
 
@@ -106,7 +135,7 @@ void applyMaterial(osg::StateSet& stateSet, const Vector4d& color) {
   }
 }
 
-osg::ref_ptr<osg::Node> createShapeNode(const Geometry& g, const Vector4d& color, double planeExtent) {
+osg::ref_ptr<osg::Node> createShapeNode(const Geometry& g, const Vector4d& color, double planeExtent, bool partColors) {
   osg::ref_ptr<osg::Node> node;
   switch (g.type) {
     case GeometryType::Box:
@@ -159,7 +188,7 @@ osg::ref_ptr<osg::Node> createShapeNode(const Geometry& g, const Vector4d& color
       break;
     }
     case GeometryType::TriangleMesh:
-      node = meshGeode(g.vertices, g.triangles);
+      node = partColors && !g.parts.empty() ? partsGeode(g) : meshGeode(g.vertices, g.triangles);
       break;
   }
   applyMaterial(*node->getOrCreateStateSet(), color);

@@ -25,8 +25,11 @@ osg::Matrixd toOsg(const Isometry3d& X);
 
 /// A node drawing `geometry` in its shape frame: lit, with a material of
 /// `color` (blended when alpha < 1). Planes are drawn as a square of side
-/// `planeExtent` (m). Convex meshes are drawn as their hull.
-osg::ref_ptr<osg::Node> createShapeNode(const Geometry& geometry, const Vector4d& color, double planeExtent);
+/// `planeExtent` (m). Convex meshes are drawn as their hull. With
+/// `partColors`, a triangle mesh's coloured parts are drawn in their own
+/// colours (visuals); without, the whole mesh is `color` (collision view).
+osg::ref_ptr<osg::Node> createShapeNode(const Geometry& geometry, const Vector4d& color, double planeExtent,
+                                        bool partColors = true);
 
 /// A lit material of `color` on `stateSet` (blended, in the transparent bin, when alpha < 1).
 void applyMaterial(osg::StateSet& stateSet, const Vector4d& color);

@@ -39,6 +39,18 @@ enum class GeometryType : std::uint8_t {
 
 std::string_view toString(GeometryType type);
 
+/// A run of consecutive triangles of a TriangleMesh drawn in a colour of
+/// its own: the submeshes of a mesh file with several materials.
+struct MeshPart {
+  int firstTriangle = 0;               ///< index into Geometry::triangles
+  int triangleCount = 0;               ///< ≥ 1
+  Vector4d color{0.7, 0.7, 0.7, 1.0};  ///< RGBA in [0, 1]
+
+  friend bool operator==(const MeshPart& a, const MeshPart& b) {
+    return a.firstTriangle == b.firstTriangle && a.triangleCount == b.triangleCount && a.color == b.color;
+  }
+};
+
 /// A geometry value. Use the factories; fields not used by a type are ignored.
 struct Geometry {
   GeometryType type = GeometryType::Box;
@@ -53,6 +65,11 @@ struct Geometry {
   /// uses `vertices` and `triangles`.
   std::string meshFile;
   Vector3d meshScale = Vector3d::Ones();
+  /// TriangleMesh: colours of runs of triangles, in increasing order and not
+  /// overlapping. Drawing only: a visual shape draws its other triangles in
+  /// the shape's colour, and collision ignores the parts. Mesh files with
+  /// several materials fill this in when they are loaded.
+  std::vector<MeshPart> parts;
 
   static Geometry box(const Vector3d& size);
   static Geometry sphere(double radius);

@@ -17,7 +17,7 @@
 namespace articula::io {
 
 /// The format version this library writes (and the newest it reads).
-inline constexpr int kSceneFormatVersion = 4;
+inline constexpr int kSceneFormatVersion = 5;
 
 /// A file that cannot be read or understood: names the file, the line (0 if
 /// unknown) and the problem.
