@@ -41,7 +41,6 @@ void Data::resize(const Model& m) {
   v0 = VectorXd::Zero(m.nv);
   vk = VectorXd::Zero(m.nv);
   dv = VectorXd::Zero(m.nv);
-  vmid = VectorXd::Zero(m.nv);
   Sw = Matrix6Xd::Zero(6, m.nv);
   Vw.assign(nb, Vector6d::Zero());
   Ow.assign(nb, Vector3d::Zero());

@@ -73,7 +73,6 @@ struct Model {
   std::vector<int> frictionDofs;       // DoFs with Coulomb friction
   bool anyEffortLimit = false;
   std::vector<int> freeJointBodies;        // bodies whose parent joint is Free
-  std::vector<int> chainBodies;            // bodies of owners with two or more bodies (velocity-product check)
   std::vector<std::uint8_t> body_movable;  // some DoF between the world and the body
 
   // ---- collision shapes (collision kind only; size nshape) ----
@@ -161,7 +160,6 @@ struct Data {
   std::vector<int> act_row;           // Lock: its constraint row in the step, −1 if none
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
-  VectorXd vmid;  // semi-implicit Euler: the step's mid velocity for the velocity-product terms
 
   // ---- derived by resize() from the joint model (joint offsets, axes and
   // types only change through compile(), which calls resize()) ----

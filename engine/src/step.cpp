@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <sstream>
 
 namespace articula::detail {
@@ -109,36 +108,6 @@ void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, 
     actuatorForces(model, controls, q, v, state.act_integral, h, data);
   }
   articulatedBodyAlgorithm(model, v, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data, vdot);
-}
-
-// Semi-implicit Euler takes the velocity-product (Coriolis, centrifugal,
-// gyroscopic) terms at the step's start velocity. A link of an articulated
-// chain turning by more than kMidpointRotationPerStep rad in one step (a
-// light wrist whipping at 100 rad/s and more) gains energy from that
-// explicit treatment, up to divergence. For
-// such steps the terms are taken at the step's mid velocity instead,
-// v_m = v + h/2·v̇, by fixed-point iteration (kMidpointIterations passes
-// of the articulated-body algorithm with the same forces): for a rigid
-// body this keeps the kinetic energy of the gyroscopic term exactly
-// (docs/loop-closures.md, "Fast chains"). Slower steps are unchanged.
-constexpr double kMidpointRotationPerStep = 0.01;  // rad per step (10 rad/s at h = 1 ms)
-constexpr int kMidpointIterations = 2;
-
-void WorldImpl::midpointVelocityProducts(double h) {
-  if (model.chainBodies.empty()) return;
-  // The articulated-body pass just left every body's world angular velocity
-  // (the first three components of Vw) at the step's start velocity.
-  double fastest = 0.0;
-  for (const int b : model.chainBodies) {
-    fastest = std::max(fastest, data.Vw[static_cast<std::size_t>(b)].head<3>().squaredNorm());
-  }
-  if (h * std::sqrt(fastest) <= kMidpointRotationPerStep) return;
-  for (int it = 0; it < kMidpointIterations; ++it) {
-    data.vmid = state.v + (0.5 * h) * state.vdot;
-    articulatedBodyAlgorithm(model, data.vmid, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data,
-                             state.vdot);
-  }
-  diagnostics.midpointVelocityProducts = true;
 }
 
 void WorldImpl::enterSimulation() {
@@ -263,7 +232,6 @@ void WorldImpl::stepOnce() {
     tc = Clock::now();
     // 3. dynamics: v* = v + h v̇(τ, f_ext)
     computeForwardDynamicsAll(state.q, state.v, true, state.vdot);
-    midpointVelocityProducts(h);
     state.v += h * state.vdot;
     addConvectiveTerm(model, data.v0, h, state.v);
     t2 = Clock::now();

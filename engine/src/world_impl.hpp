@@ -499,9 +499,6 @@ class WorldImpl {
   void publishContacts();
   void stepOnce();
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
-  // Semi-implicit Euler: re-evaluates state.vdot with the velocity-product
-  // terms at the step's mid velocity when a chain link turns fast.
-  void midpointVelocityProducts(double h);
 };
 
 // Imu, Rangefinder and Contact sensors are attached to a frame; the others to a joint.

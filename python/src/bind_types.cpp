@@ -362,7 +362,6 @@ void bindTypes(py::module_& m) {
       .def_readonly("residual", &StepDiagnostics::residual)
       .def_readonly("converged", &StepDiagnostics::converged)
       .def_readonly("fallback", &StepDiagnostics::fallback)
-      .def_readonly("midpoint_velocity_products", &StepDiagnostics::midpointVelocityProducts)
       .def_readonly("failed", &StepDiagnostics::failed)
       .def_readonly("message", &StepDiagnostics::message);
   py::class_<StateSegment>(m, "StateSegment", "Where one joint's or body's coordinates sit in q and v.")

@@ -46,11 +46,8 @@ struct StepDiagnostics {
   double residual = 0.0;
   bool converged = true;  ///< residual ≤ ConstraintSolverOptions::convergenceTolerance
   bool fallback = false;  ///< the pivoting method failed on an island and projected Gauss–Seidel solved it
-  /// Semi-implicit Euler took the velocity-product terms at the step's mid
-  /// velocity, because a link of a chain turned fast (docs/loop-closures.md).
-  bool midpointVelocityProducts = false;
-  bool failed = false;  ///< the step produced non-finite values; the previous state was kept
-  std::string message;  ///< what went wrong (empty when nothing did)
+  bool failed = false;    ///< the step produced non-finite values; the previous state was kept
+  std::string message;    ///< what went wrong (empty when nothing did)
 };
 
 }  // namespace articula
