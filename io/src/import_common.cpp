@@ -161,8 +161,7 @@ std::shared_ptr<const MeshData> readMesh(const fs::path& file) {
     const int first = static_cast<int>(runStart);
     const int count = static_cast<int>(out->triangles.size() - runStart);
     runStart = out->triangles.size();
-    if (count == 0) continue;
-    if (!color) continue;
+    if (count == 0 || !color) continue;
     if (!out->parts.empty() && out->parts.back().color == *color &&
         out->parts.back().firstTriangle + out->parts.back().triangleCount == first) {
       out->parts.back().triangleCount += count;

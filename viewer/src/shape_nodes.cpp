@@ -34,17 +34,34 @@ osg::ref_ptr<osg::Geode> shapeGeode(osg::Shape* shape, float detail) {
 }
 
 // Triangles [first, end) with smooth normals except across sharp edges.
+// The whole mesh keeps its vertex array; a part of it takes only the
+// vertices its triangles use, so that a mesh of many parts is not copied
+// once per part.
 osg::ref_ptr<osg::Geometry> meshDrawable(const std::vector<Vector3d>& vertices,
                                          const std::vector<std::array<int, 3>>& triangles, std::size_t first,
                                          std::size_t end) {
   osg::ref_ptr<osg::Geometry> geometry = new osg::Geometry;
   osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
-  v->reserve(vertices.size());
-  for (const Vector3d& p : vertices) v->push_back(toOsg(p));
   osg::ref_ptr<osg::DrawElementsUInt> indices = new osg::DrawElementsUInt(GL_TRIANGLES);
   indices->reserve(3 * (end - first));
-  for (std::size_t t = first; t < end; ++t) {
-    for (int k : triangles[t]) indices->push_back(static_cast<unsigned>(k));
+  if (first == 0 && end == triangles.size()) {
+    v->reserve(vertices.size());
+    for (const Vector3d& p : vertices) v->push_back(toOsg(p));
+    for (std::size_t t = first; t < end; ++t) {
+      for (int k : triangles[t]) indices->push_back(static_cast<unsigned>(k));
+    }
+  } else {
+    std::vector<unsigned> index(vertices.size(), ~0u);
+    for (std::size_t t = first; t < end; ++t) {
+      for (int k : triangles[t]) {
+        unsigned& i = index[static_cast<std::size_t>(k)];
+        if (i == ~0u) {
+          i = static_cast<unsigned>(v->size());
+          v->push_back(toOsg(vertices[static_cast<std::size_t>(k)]));
+        }
+        indices->push_back(i);
+      }
+    }
   }
   geometry->setVertexArray(v.get());
   geometry->addPrimitiveSet(indices.get());
