@@ -4,6 +4,7 @@
 #include "algorithms.hpp"
 #include "joint_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace articula::detail {
@@ -41,6 +42,17 @@ void Data::resize(const Model& m) {
   v0 = VectorXd::Zero(m.nv);
   vk = VectorXd::Zero(m.nv);
   dv = VectorXd::Zero(m.nv);
+  imp_A.clear();
+  imp_lu.clear();
+  int chainNv = 0;
+  for (const int o : m.chainOwners) {
+    const int n = m.owner_nv[static_cast<std::size_t>(o)];
+    chainNv = std::max(chainNv, n);
+    imp_A.push_back(MatrixXd::Zero(n, n));
+    imp_lu.emplace_back(n);
+  }
+  imp_f0 = VectorXd::Zero(chainNv);
+  imp_dv = VectorXd::Zero(chainNv);
   Sw = Matrix6Xd::Zero(6, m.nv);
   Vw.assign(nb, Vector6d::Zero());
   Ow.assign(nb, Vector3d::Zero());

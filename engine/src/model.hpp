@@ -10,6 +10,8 @@
 
 #include "spatial.hpp"
 
+#include <Eigen/LU>
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -73,6 +75,7 @@ struct Model {
   std::vector<int> frictionDofs;       // DoFs with Coulomb friction
   bool anyEffortLimit = false;
   std::vector<int> freeJointBodies;        // bodies whose parent joint is Free
+  std::vector<int> chainOwners;            // owners with two or more bodies (fast-chain check)
   std::vector<std::uint8_t> body_movable;  // some DoF between the world and the body
 
   // ---- collision shapes (collision kind only; size nshape) ----
@@ -160,6 +163,11 @@ struct Data {
   std::vector<int> act_row;           // Lock: its constraint row in the step, −1 if none
   // integrator scratch
   VectorXd q0, v0, qk, vk, dq, dv, qdotk;
+  // semi-implicit Euler, fast chains: per chain owner (Model::chainOwners)
+  // the matrix 1 − h ∂f/∂v and its factorisation; f(v₀) and Δv/h scratch
+  std::vector<MatrixXd> imp_A;
+  std::vector<Eigen::PartialPivLU<MatrixXd>> imp_lu;
+  VectorXd imp_f0, imp_dv;
 
   // ---- derived by resize() from the joint model (joint offsets, axes and
   // types only change through compile(), which calls resize()) ----

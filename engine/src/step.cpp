@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 namespace articula::detail {
@@ -108,6 +109,99 @@ void WorldImpl::computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, 
     actuatorForces(model, controls, q, v, state.act_integral, h, data);
   }
   articulatedBodyAlgorithm(model, v, data.tauTotal, state.fext, data.extraInertia, 0, model.nbody, data, vdot);
+}
+
+// Semi-implicit Euler takes the velocity-product (Coriolis, centrifugal,
+// gyroscopic) terms at the step's start velocity. A chain with a nearly
+// inertia-free direction (a slender tool spinning about its own axis, a
+// light wrist) that turns fast makes those terms stiff: the explicit update
+// then gains energy up to divergence, and a smaller step alone does not cure
+// it. With f(v) the acceleration of the articulated-body algorithm at fixed
+// q and forces (plus the free joints' convective term), the stiffness of a
+// state is ‖∂f/∂v‖∞ (1/s). When some body of a chain turns faster than
+// kImplicitAngularSpeed, ∂f/∂v is formed by one forward difference per DoF
+// of the chain (one articulated-body pass over the chain's bodies each);
+// when it is at least kImplicitStiffness, the chain's update is made
+// implicit in those terms, linearised (as MuJoCo's "implicit" integrator):
+//   (1 − h ∂f/∂v) Δv = h f(v₀).
+// Below that bound the explicit update is kept: the implicit one is not
+// energy-neutral for the coupling terms of a chain, whose power balances
+// the change of M along the motion, and on a non-stiff state it gains more
+// than the explicit one (a planar four-bar swinging through its whole
+// range stays below 100/s). Both bounds are properties of the state, not
+// of h. Slower chains, lone bodies and RK4 are unchanged
+// (docs/loop-closures.md, "Fast chains").
+constexpr double kImplicitAngularSpeed = 10.0;  // rad/s
+constexpr double kImplicitStiffness = 100.0;    // 1/s
+
+namespace {
+
+// Adds the free joints' convective acceleration ω × v (body frame) of
+// bodies [b0, b1) to out (indices relative to vadr0).
+void addConvectiveAcceleration(const Model& m, const VectorXd& v, int b0, int b1, int vadr0, double* out) {
+  for (int i = b0; i < b1; ++i) {
+    const auto b = static_cast<std::size_t>(i);
+    if (m.jnt_type[b] != JointType::Free) continue;
+    const int va = m.jnt_vadr[b];
+    const Vector3d c = v.segment<3>(va).cross(v.segment<3>(va + 3));
+    for (int k = 0; k < 3; ++k) out[va + 3 + k - vadr0] += c[k];
+  }
+}
+
+}  // namespace
+
+void WorldImpl::implicitVelocityProducts(double h) {
+  for (std::size_t c = 0; c < model.chainOwners.size(); ++c) {
+    const auto o = static_cast<std::size_t>(model.chainOwners[c]);
+    const int b0 = model.owner_bodyadr[o];
+    const int b1 = b0 + model.owner_nbody[o];
+    const int va = model.owner_vadr[o];
+    const int n = model.owner_nv[o];
+    // The articulated-body pass just left every body's world angular
+    // velocity (the first three components of Vw) at the start velocity.
+    double fastest = 0.0;
+    for (int b = b0; b < b1; ++b) {
+      fastest = std::max(fastest, data.Vw[static_cast<std::size_t>(b)].head<3>().squaredNorm());
+    }
+    if (fastest <= kImplicitAngularSpeed * kImplicitAngularSpeed) continue;
+    // A = 1 − h ∂f/∂v, column by column.
+    MatrixXd& A = data.imp_A[c];
+    auto f0 = data.imp_f0.head(n);
+    f0 = state.vdot.segment(va, n);
+    addConvectiveAcceleration(model, state.v, b0, b1, va, f0.data());
+    data.vk = state.v;
+    for (int j = 0; j < n; ++j) {
+      const double vj = state.v[va + j];
+      const double eps = 1e-7 * (1.0 + std::abs(vj));
+      data.vk[va + j] = vj + eps;
+      articulatedBodyAlgorithm(model, data.vk, data.tauTotal, state.fext, data.extraInertia, b0, b1, data, data.dv);
+      auto col = A.col(j);
+      col = data.dv.segment(va, n);
+      addConvectiveAcceleration(model, data.vk, b0, b1, va, col.data());
+      col = (-h / eps) * (col - f0);
+      col[j] += 1.0;
+      data.vk[va + j] = vj;
+    }
+    double stiffness = 0.0;
+    for (int i = 0; i < n; ++i) {
+      double row = 0.0;
+      for (int j = 0; j < n; ++j) row += std::abs(A(i, j) - (i == j ? 1.0 : 0.0));
+      stiffness = std::max(stiffness, row);
+    }
+    // Back to the start velocity: the solve reuses this pass's scratch.
+    articulatedBodyAlgorithm(model, state.v, data.tauTotal, state.fext, data.extraInertia, b0, b1, data, state.vdot);
+    if (stiffness < kImplicitStiffness * h) continue;  // A − 1 = −h ∂f/∂v
+    data.imp_lu[c].compute(A);
+    auto dv = data.imp_dv.head(n);
+    dv = data.imp_lu[c].solve(f0);  // Δv / h
+    // v̇ such that v₀ + h v̇, plus the convective term the step adds after
+    // this, is v₀ + Δv.
+    state.vdot.segment(va, n) = dv;
+    f0.setZero();
+    addConvectiveAcceleration(model, state.v, b0, b1, va, f0.data());
+    state.vdot.segment(va, n) -= f0;
+    diagnostics.implicitVelocityProducts = true;
+  }
 }
 
 void WorldImpl::enterSimulation() {
@@ -232,6 +326,7 @@ void WorldImpl::stepOnce() {
     tc = Clock::now();
     // 3. dynamics: v* = v + h v̇(τ, f_ext)
     computeForwardDynamicsAll(state.q, state.v, true, state.vdot);
+    implicitVelocityProducts(h);
     state.v += h * state.vdot;
     addConvectiveTerm(model, data.v0, h, state.v);
     t2 = Clock::now();

@@ -489,6 +489,7 @@ void WorldImpl::compile() {
     if (std::isfinite(m.dof_effortLimit[k])) m.anyEffortLimit = true;
   }
   for (std::size_t o = 0; o < m.owner_kind.size(); ++o) {
+    if (m.owner_nbody[o] > 1) m.chainOwners.push_back(static_cast<int>(o));
     const bool selfColl = m.owner_kind[o] == OwnerKind::Multibody && multibodies[m.owner_slot[o]].selfCollision;
     m.owner_selfCollision.push_back(selfColl ? 1 : 0);
   }

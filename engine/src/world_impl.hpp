@@ -499,6 +499,9 @@ class WorldImpl {
   void publishContacts();
   void stepOnce();
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
+  // Semi-implicit Euler: makes state.vdot of chains whose links turn fast
+  // implicit in the velocity-product terms (linearised) on stiff steps.
+  void implicitVelocityProducts(double h);
 };
 
 // Imu, Rangefinder and Contact sensors are attached to a frame; the others to a joint.

@@ -362,6 +362,7 @@ void bindTypes(py::module_& m) {
       .def_readonly("residual", &StepDiagnostics::residual)
       .def_readonly("converged", &StepDiagnostics::converged)
       .def_readonly("fallback", &StepDiagnostics::fallback)
+      .def_readonly("implicit_velocity_products", &StepDiagnostics::implicitVelocityProducts)
       .def_readonly("failed", &StepDiagnostics::failed)
       .def_readonly("message", &StepDiagnostics::message);
   py::class_<StateSegment>(m, "StateSegment", "Where one joint's or body's coordinates sit in q and v.")

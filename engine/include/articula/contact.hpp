@@ -46,8 +46,12 @@ struct StepDiagnostics {
   double residual = 0.0;
   bool converged = true;  ///< residual ≤ ConstraintSolverOptions::convergenceTolerance
   bool fallback = false;  ///< the pivoting method failed on an island and projected Gauss–Seidel solved it
-  bool failed = false;    ///< the step produced non-finite values; the previous state was kept
-  std::string message;    ///< what went wrong (empty when nothing did)
+  /// Semi-implicit Euler made a chain's velocity update implicit in the
+  /// velocity-product terms, because a link of it turned fast and the
+  /// explicit update was stiff (docs/loop-closures.md, "Fast chains").
+  bool implicitVelocityProducts = false;
+  bool failed = false;  ///< the step produced non-finite values; the previous state was kept
+  std::string message;  ///< what went wrong (empty when nothing did)
 };
 
 }  // namespace articula
