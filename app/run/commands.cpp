@@ -85,6 +85,8 @@ void printUsage(std::ostream& os) {
         "  --verbose                the whole import report (default: one line counting its findings)\n"
         "  --scene NAME             a built-in scene instead of FILE (see 'articula-run list')\n"
         "  --solver METHOD          projected-gauss-seidel | direct-pivoting | nonsmooth-newton | convex\n"
+        "  --threads N              solve the contact islands on N threads (0: one per hardware thread;\n"
+        "                           default 1); the results are the same bit for bit\n"
         "  --every K                write every K-th step to the CSV (default 1)\n"
         "  -h, --help               this text\n"
         "\n"
@@ -223,6 +225,10 @@ RunOptions parseRun(const std::vector<std::string>& argv, bool legacy) {
       if (!isSolverMethod(o.setup.solver)) {
         usageError("unknown solver '" + o.setup.solver + "' (" + solverMethodList() + ")");
       }
+    } else if (a == "--threads") {
+      const long n = parseLong(a, args.value());
+      if (n < 0 || n > 256) usageError("--threads must be between 0 (one per hardware thread) and 256");
+      o.setup.threads = static_cast<int>(n);
     } else if (a == "--every") {
       o.every = parseLong(a, args.value());
       if (o.every < 1) usageError("--every must be >= 1");

@@ -184,6 +184,7 @@ io::ImportReport prepareWorld(World& world, const WorldSetup& setup, bool quiet,
   if (!setup.solver.empty()) wo.solver.method = setup.solver;
   if (setup.gravity) wo.gravity = *setup.gravity;
   world.setOptions(wo);
+  if (setup.threads != 1) world.setExecutor(makeThreadPoolExecutor(setup.threads));
   if (setup.noContacts) removeCollisionShapes(world);
   try {
     if (setup.hold) {

@@ -22,6 +22,10 @@ struct WorldSetup {
   std::optional<double> dt;
   std::optional<Integrator> integrator;
   std::string solver;  ///< empty: the file's
+  /// --threads: islands of the constraint solve on a pool of this many
+  /// threads (1: the stepping thread alone; 0: one per hardware thread).
+  /// Results do not depend on it.
+  int threads = 1;
   std::optional<Vector3d> gravity;
   bool noContacts = false;
   /// --keyframe: the scene's keyframe the run starts from (before --set).

@@ -139,11 +139,11 @@ inline void packedAxpy(double* v, double s, const double* MJ, int n) {
 
 // Projected Gauss–Seidel over rows order[i0, i1). `position` solves the
 // split-impulse problem (normal rows only, targets rhsPosition). The rows
-// are first packed in sweep order (ws.packed) with everything an update
+// are first packed in sweep order (sc.packed) with everything an update
 // reads; the impulses are written back at the end.
-int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
-                         VectorXd& v, double& residual, int maxSweeps = -1, double tolerance = -1.0) {
-  auto& packed = ws.packed;
+int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                         bool position, VectorXd& v, double& residual, int maxSweeps = -1, double tolerance = -1.0) {
+  auto& packed = sc.packed;
   packed.clear();
   auto takesPart = [&](const ConstraintRow& r) {
     return r.diag > 0.0 && (!position || r.kind == RowKind::ContactNormal);
@@ -224,21 +224,21 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, const ConstraintSolverOptions&
 }
 
 // Pivoting on rows order[i0, i1). Returns false on failure (λ untouched).
-bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-                    bool position, VectorXd& v, int& pivots) {
+bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt,
+                    int i0, int i1, bool position, VectorXd& v, int& pivots) {
   const int n = i1 - i0;
-  if (ws.A.rows() < n) ws.A.resize(n, n);
-  growTo(ws.b, n);
-  growTo(ws.lo, n);
-  growTo(ws.hi, n);
-  growTo(ws.lam, n);
-  growTo(ws.lamPrevious, n);
-  auto A = ws.A.topLeftCorner(n, n);
-  auto bv = ws.b.head(n);
-  auto lo = ws.lo.head(n);
-  auto hi = ws.hi.head(n);
-  ws.findex.assign(static_cast<std::size_t>(n), -1);
-  ws.mu.assign(static_cast<std::size_t>(n), 0.0);
+  if (sc.A.rows() < n) sc.A.resize(n, n);
+  growTo(sc.b, n);
+  growTo(sc.lo, n);
+  growTo(sc.hi, n);
+  growTo(sc.lam, n);
+  growTo(sc.lamPrevious, n);
+  auto A = sc.A.topLeftCorner(n, n);
+  auto bv = sc.b.head(n);
+  auto lo = sc.lo.head(n);
+  auto hi = sc.hi.head(n);
+  sc.findex.assign(static_cast<std::size_t>(n), -1);
+  sc.mu.assign(static_cast<std::size_t>(n), 0.0);
   for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
   for (int a = 0; a < n; ++a) {
     const auto& ra = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
@@ -258,8 +258,8 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
       lo[a] = 0.0;
       hi[a] = kInf;
     } else if (ra.normalRow >= 0) {
-      ws.findex[static_cast<std::size_t>(a)] = ws.pos[static_cast<std::size_t>(ra.normalRow)];
-      ws.mu[static_cast<std::size_t>(a)] = ra.mu;
+      sc.findex[static_cast<std::size_t>(a)] = ws.pos[static_cast<std::size_t>(ra.normalRow)];
+      sc.mu[static_cast<std::size_t>(a)] = ra.mu;
       lo[a] = 0.0;
       hi[a] = 0.0;
     } else {
@@ -267,33 +267,33 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
       hi[a] = ra.hi;
     }
   }
-  auto lam = ws.lam.head(n);
-  if (!pivotBoxedLcp(A, bv, lo, hi, ws.findex.data(), ws.mu.data(), lam, ws, pivots)) return false;
+  auto lam = sc.lam.head(n);
+  if (!pivotBoxedLcp(A, bv, lo, hi, sc.findex.data(), sc.mu.data(), lam, sc, pivots)) return false;
   if (!lam.allFinite()) return false;
   // Friction bounds depend on the normal impulses, which change while the
   // friction rows are pivoted in. Re-solve with the bounds fixed at μ·λn of
   // the previous solution until the normal impulses settle (each solve is
   // an exact boxed LCP).
-  const bool anyFriction = std::any_of(ws.findex.begin(), ws.findex.end(), [](int f) { return f >= 0; });
+  const bool anyFriction = std::any_of(sc.findex.begin(), sc.findex.end(), [](int f) { return f >= 0; });
   if (anyFriction) {
-    auto previous = ws.lamPrevious.head(n);
+    auto previous = sc.lamPrevious.head(n);
     for (int pass = 0; pass < kFrictionPasses; ++pass) {
       previous = lam;
       for (int a = 0; a < n; ++a) {
-        const int f = ws.findex[static_cast<std::size_t>(a)];
+        const int f = sc.findex[static_cast<std::size_t>(a)];
         if (f < 0) continue;
-        const double bound = ws.mu[static_cast<std::size_t>(a)] * std::max(0.0, previous[f]);
+        const double bound = sc.mu[static_cast<std::size_t>(a)] * std::max(0.0, previous[f]);
         lo[a] = -bound;
         hi[a] = bound;
       }
       int more = 0;
-      if (!pivotBoxedLcp(A, bv, lo, hi, nullptr, nullptr, lam, ws, more)) return false;
+      if (!pivotBoxedLcp(A, bv, lo, hi, nullptr, nullptr, lam, sc, more)) return false;
       pivots += more;
       if (!lam.allFinite()) return false;
       double change = 0.0;
       double scale = 0.0;
       for (int a = 0; a < n; ++a) {
-        if (ws.findex[static_cast<std::size_t>(a)] >= 0) continue;
+        if (sc.findex[static_cast<std::size_t>(a)] >= 0) continue;
         change = std::max(change, std::abs(lam[a] - previous[a]));
         scale = std::max(scale, std::abs(lam[a]));
       }
@@ -314,10 +314,10 @@ bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, const ConstraintSol
 // Shared by the methods: the residual every step reports, and the
 // matrix-free Delassus product of the Newton methods.
 
-int gaussSeidelSweeps(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
-                      VectorXd& v, int sweeps) {
+int gaussSeidelSweeps(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                      bool position, VectorXd& v, int sweeps) {
   double residual = 0.0;
-  return projectedGaussSeidel(ws, opt, i0, i1, position, v, residual, sweeps, 0.0);
+  return projectedGaussSeidel(ws, sc, opt, i0, i1, position, v, residual, sweeps, 0.0);
 }
 
 double boxedResidual(const ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
@@ -346,9 +346,9 @@ double boxedResidual(const ConstraintWorkspace& ws, const ConstraintSolverOption
   return worst;
 }
 
-void delassusProduct(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, const double* x,
-                     double* y) {
-  VectorXd& dv = ws.dvScratch;
+void delassusProduct(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                     const double* x, double* y) {
+  VectorXd& dv = sc.dvScratch;
   const int n = i1 - i0;
   for (int a = 0; a < n; ++a) {
     if (x[a] == 0.0) continue;
@@ -373,36 +373,36 @@ void delassusProduct(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt
 // rotations to remove, O(|C|²) each.
 
 bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
-                           const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots) {
+                           const double* mu, VectorXd& lambda, IslandScratch& sc, int& pivots) {
   lambda.resize(b.size());
-  return pivotBoxedLcp(A, b, lo, hi, findex, mu, lambda, ws, pivots);
+  return pivotBoxedLcp(A, b, lo, hi, findex, mu, lambda, sc, pivots);
 }
 
 bool pivotBoxedLcp(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> lo,
                    Eigen::Ref<VectorXd> hi, const int* findex, const double* mu, Eigen::Ref<VectorXd> lambda,
-                   ConstraintWorkspace& ws, int& pivots) {
+                   IslandScratch& sc, int& pivots) {
   enum : int { kUnprocessed = 0, kClamped = 1, kLower = 2, kUpper = 3 };
   const int n = static_cast<int>(b.size());
   lambda.setZero();
   // Scratch vectors grow and are used through views of length n, so that
   // islands of changing sizes do not reallocate.
-  growTo(ws.w, n);
-  growTo(ws.dlam, n);
-  growTo(ws.dw, n);
-  growTo(ws.x, n);
-  growTo(ws.col, n);
-  auto w = ws.w.head(n);
+  growTo(sc.w, n);
+  growTo(sc.dlam, n);
+  growTo(sc.dw, n);
+  growTo(sc.x, n);
+  growTo(sc.col, n);
+  auto w = sc.w.head(n);
   w = b;
-  auto& status = ws.status;
+  auto& status = sc.status;
   status.assign(static_cast<std::size_t>(n), kUnprocessed);
-  auto& C = ws.clamped;  // clamped indices, in the order of the factor L
+  auto& C = sc.clamped;  // clamped indices, in the order of the factor L
   C.clear();
-  MatrixXd& Lfac = ws.Lfac;
+  MatrixXd& Lfac = sc.Lfac;
   if (Lfac.rows() < n) Lfac.resize(n, n);
-  auto dl = ws.dlam.head(n);
-  auto dw = ws.dw.head(n);
-  auto x = ws.x.head(n);
-  auto col = ws.col.head(n);
+  auto dl = sc.dlam.head(n);
+  auto dw = sc.dw.head(n);
+  auto x = sc.x.head(n);
+  auto col = sc.col.head(n);
   const int maxPivots = 20 * n + 100;
   const double scale = std::max(1.0, A.diagonal().cwiseAbs().maxCoeff());
   const double eps = 1e-13 * scale;
@@ -785,8 +785,67 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
   }
 }
 
+namespace {
+
+// One island's solve (both phases), for the sequential loop and for an
+// executor's workers.
+struct IslandTask {
+  const Model& m;
+  Data& d;
+  const ConstraintSolverOptions& opt;
+  VectorXd& v;
+  ConstraintWorkspace& ws;
+  bool anyPosition;
+
+  static void run(void* self, int index, int worker) { static_cast<IslandTask*>(self)->solve(index, worker); }
+
+  void solve(int index, int worker) {
+    const auto isl = static_cast<std::size_t>(ws.islandRoots[static_cast<std::size_t>(index)]);
+    IslandScratch& sc = ws.scratch(worker);
+    IslandOutcome& out = ws.islandOutcomes[static_cast<std::size_t>(index)];
+    out = IslandOutcome{};
+    const bool pivoting = isPivoting(opt);
+    const bool newton = opt.method == "nonsmooth-newton";
+    const bool convex = opt.method == "convex";
+    const int i0 = ws.islandStart[isl];
+    const int i1 = ws.islandStart[isl + 1];
+    for (int phase = 0; phase < (anyPosition ? 2 : 1); ++phase) {
+      const bool position = phase == 1;
+      VectorXd& target = position ? ws.vPos : v;
+      double residual = 0.0;
+      if (newton || convex) {
+        const IslandSolve s =
+            newton ? nonsmoothNewtonIsland(ws, sc, opt, i0, i1, position, target)
+                   : convexIsland(m, d, ws, sc, opt, i0, i1, position, position ? ws.vZero : ws.vStar, target);
+        out.newton[phase] = s.iterations;
+        out.inner += s.inner;
+        out.residual = std::max(out.residual, s.residual);
+        continue;
+      }
+      bool solved = false;
+      const bool direct = pivoting || ws.islandBilateral[isl] != 0;
+      if (direct && i1 - i0 <= kMaxPivotingRows) {
+        int pivots = 0;
+        solved = pivotingIsland(m, ws, sc, opt, i0, i1, position, target, pivots);
+        out.pivots[phase] = pivots;
+        if (!solved) out.fallback = out.degenerate = true;
+      } else if (direct) {
+        out.fallback = true;
+        out.tooLarge = std::max(out.tooLarge, i1 - i0);
+      }
+      if (!solved) {
+        const int it = projectedGaussSeidel(ws, sc, opt, i0, i1, position, target, residual);
+        out.sweeps[phase] = it;
+      }
+      out.residual = std::max(out.residual, boxedResidual(ws, opt, i0, i1, position, target));
+    }
+  }
+};
+
+}  // namespace
+
 ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
-                           ConstraintWorkspace& ws) {
+                           ConstraintWorkspace& ws, Executor* executor) {
   ConstraintResult result;
   const auto np = ws.points.size();
   const int nFriction = frictionRowCount(opt);
@@ -886,7 +945,10 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
       if (R.lambda != 0.0) rowApply(ws, R, R.lambda, v);
   }
 
-  // Solve island by island.
+  // Solve island by island: each island's rows touch only its own trees'
+  // velocities and rows, so islands run at the same time on an executor's
+  // workers, each with its own scratch. The outcome is reduced in island
+  // order, so it does not depend on which worker solved which island.
   bool anyPosition = false;
   for (const auto& R : ws.rows) anyPosition = anyPosition || (R.rhsPosition > 0.0 && R.diag > 0.0);
   if (convex) {
@@ -894,47 +956,44 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
     ws.minvOffset.resize(nowner);
     ws.blockOffset.resize(nowner);
   }
-  if (newton || convex) {
-    growTo(ws.dvScratch, m.nv);
-    growTo(ws.dvDir, m.nv);
-    ws.dvScratch.head(m.nv).setZero();
-    if (anyPosition) ws.vZero.setZero(m.nv);
-  }
+  if ((newton || convex) && anyPosition) ws.vZero.setZero(m.nv);
+  ws.islandRoots.clear();
+  ws.islandRoots.reserve(nowner);  // no step allocates for a new largest island count
+  ws.islandOutcomes.reserve(nowner);
   for (std::size_t isl = 0; isl < nowner; ++isl) {
-    const int i0 = ws.islandStart[isl];
-    const int i1 = ws.islandStart[isl + 1];
-    if (i0 == i1) continue;
-    ++result.islands;
-    for (int phase = 0; phase < (anyPosition ? 2 : 1); ++phase) {
-      const bool position = phase == 1;
-      VectorXd& target = position ? ws.vPos : v;
-      double residual = 0.0;
-      if (newton || convex) {
-        const IslandSolve s =
-            newton ? nonsmoothNewtonIsland(ws, opt, i0, i1, position, target)
-                   : convexIsland(m, d, ws, opt, i0, i1, position, position ? ws.vZero : ws.vStar, target);
-        result.iterations = std::max(result.iterations, s.iterations);
-        result.inner += s.inner;
-        result.residual = std::max(result.residual, s.residual);
-        continue;
-      }
-      bool solved = false;
-      const bool direct = pivoting || ws.islandBilateral[isl] != 0;
-      if (direct && i1 - i0 <= kMaxPivotingRows) {
-        int pivots = 0;
-        solved = pivotingIsland(m, ws, opt, i0, i1, position, target, pivots);
-        result.iterations += pivots;
-        if (!solved) result.fallback = result.degenerate = true;
-      } else if (direct) {
-        result.fallback = true;
-        result.largestTooLarge = std::max(result.largestTooLarge, i1 - i0);
-      }
-      if (!solved) {
-        const int it = projectedGaussSeidel(ws, opt, i0, i1, position, target, residual);
-        result.iterations = std::max(result.iterations, it);
-      }
-      result.residual = std::max(result.residual, boxedResidual(ws, opt, i0, i1, position, target));
+    if (ws.islandStart[isl] != ws.islandStart[isl + 1]) ws.islandRoots.push_back(static_cast<int>(isl));
+  }
+  const int nIslands = static_cast<int>(ws.islandRoots.size());
+  ws.islandOutcomes.resize(static_cast<std::size_t>(nIslands));
+  const int workers = executor != nullptr && nIslands > 1 ? std::max(1, executor->concurrency()) : 1;
+  if (static_cast<int>(ws.workers.size()) < workers) ws.workers.resize(static_cast<std::size_t>(workers));
+  if (newton || convex) {
+    for (int k = 0; k < workers; ++k) {
+      IslandScratch& sc = ws.scratch(k);
+      growTo(sc.dvScratch, m.nv);
+      sc.dvScratch.head(m.nv).setZero();
     }
+  }
+  IslandTask task{m, d, opt, v, ws, anyPosition};
+  if (workers > 1) {
+    executor->parallelFor(nIslands, &IslandTask::run, &task);
+  } else {
+    for (int k = 0; k < nIslands; ++k) task.solve(k, 0);
+  }
+  result.islands = nIslands;
+  for (const IslandOutcome& o : ws.islandOutcomes) {
+    // Iterations: the most Newton iterations or sweeps an island took, plus
+    // the pivots (in island and phase order, as the solves ran).
+    for (int phase = 0; phase < 2; ++phase) {
+      if (o.newton[phase] >= 0) result.iterations = std::max(result.iterations, o.newton[phase]);
+      if (o.pivots[phase] >= 0) result.iterations += o.pivots[phase];
+      if (o.sweeps[phase] >= 0) result.iterations = std::max(result.iterations, o.sweeps[phase]);
+    }
+    result.inner += o.inner;
+    result.residual = std::max(result.residual, o.residual);
+    result.fallback = result.fallback || o.fallback;
+    result.degenerate = result.degenerate || o.degenerate;
+    result.largestTooLarge = std::max(result.largestTooLarge, o.tooLarge);
   }
   return result;
 }

@@ -21,12 +21,14 @@
 // have infinite bounds).
 
 #include <articula/contact.hpp>
+#include <articula/executor.hpp>
 #include <articula/options.hpp>
 
 #include "collision.hpp"
 #include "model.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -88,42 +90,22 @@ struct PackedRow {
   double lambda;
 };
 
-struct ConstraintWorkspace {
-  std::vector<ContactPoint> points;
-  std::vector<int> pointNormalRow;  // per point: its normal row, −1 if no row
-  std::vector<int> pointFirstFriction;
-  std::vector<Vector3d> pointTangent1;  // tangent basis per point
-  std::vector<Vector3d> pointTangent2;
-  std::vector<ConstraintRow> rows;
-  std::vector<double> J, MJ;      // row segments
-  std::vector<PackedRow> packed;  // projected Gauss–Seidel scratch (one island)
-  std::vector<double> tau;        // scratch: one tree's generalized impulse
-  // islands
-  std::vector<int> ownerParent;
-  std::vector<int> rowIsland;
-  std::vector<int> order;                     // rows grouped by island, build order kept within an island
-  std::vector<int> islandStart;               // islands' ranges in `order`
-  std::vector<int> islandCursor;              // scratch while grouping
-  std::vector<std::uint8_t> islandBilateral;  // per island root: only bilateral rows (solved directly)
-  VectorXd vPos;                              // split-impulse pseudo-velocity
-  VectorXd vStar;                             // unconstrained velocities of the step
-  // pivoting scratch
+// Scratch of one island's solve. Every field only grows, so a step in
+// simulation mode does not allocate once the largest island was seen.
+// Islands solved at the same time (Executor) each use their own.
+struct IslandScratch {
+  std::vector<PackedRow> packed;  // projected Gauss–Seidel: the island's rows in sweep order
+  // pivoting
   MatrixXd A, Lfac;
   VectorXd b, lo, hi, lam, lamPrevious, w, dlam, dw, x, col;
-  std::vector<int> findex, status, clamped, pos;
+  std::vector<int> findex, status, clamped;
   std::vector<double> mu;
-  // Newton methods' scratch (nonsmooth_newton.cpp, convex_solver.cpp);
-  // vectors only grow, so a step in simulation mode does not allocate.
+  // Newton methods (nonsmooth_newton.cpp, convex_solver.cpp)
   VectorXd nLambda, nW, nPhi, nC, nRhs, nDir, nADir, nPre, nR, nZ, nP, nMz, nMp, nTrial, nLo, nDb, gG;
   MatrixXd gV, gH;     // GMRES basis and Hessenberg matrix
   VectorXd dvScratch;  // one nv-sized velocity change (zero outside a product)
-  VectorXd dvDir;      // M̃⁻¹ Jᵀ Δλ of a Newton direction, nv-sized
-  VectorXd vZero;      // the position problem's free velocity (zero), nv-sized
-  // convex method: the island's trees and DoFs
-  std::vector<int> islandOwners;  // the island's trees
-  std::vector<int> ownerLocal;    // per tree: its first island DoF, −1 outside the island
-  std::vector<int> minvOffset;    // per tree: start of its dense M̃⁻¹ and M̃ in minv / mass
-  std::vector<int> blockOffset;   // per tree: start of its preconditioner block in cBlocks
+  // convex method: the island's trees, dense M̃⁻¹ and M̃, preconditioner
+  std::vector<int> islandOwners;
   std::vector<double> minv, mass, cBlocks;
   MatrixXd cFactor;
   // convex: per constraint group its first island row and size (1, or 3
@@ -131,8 +113,57 @@ struct ConstraintWorkspace {
   std::vector<int> groupRow;
   std::vector<std::uint8_t> groupSize;
   VectorXd cvx, cvStar, cDv, cGrad, cVc, cDvc, cGamma, cR, cVhat, cG,
-      cCenter;  // convex: island-local vectors (grow only)
+      cCenter;  // convex: island-local vectors
   MatrixXd cH;
+};
+
+// Outcome of one island's solve, reduced over islands in island order.
+struct IslandOutcome {
+  // Per phase (velocity, split-impulse position): Newton iterations,
+  // pivots, projected Gauss–Seidel sweeps; −1 when not run.
+  int newton[2] = {-1, -1};
+  int pivots[2] = {-1, -1};
+  int sweeps[2] = {-1, -1};
+  int inner = 0;
+  double residual = 0.0;
+  bool fallback = false;
+  bool degenerate = false;
+  int tooLarge = 0;
+};
+
+// Rows, islands and the scratch of the solve: scratch(0) serves the
+// calling thread, scratch(k) an executor's worker k.
+struct ConstraintWorkspace {
+  std::vector<ContactPoint> points;
+  std::vector<int> pointNormalRow;  // per point: its normal row, −1 if no row
+  std::vector<int> pointFirstFriction;
+  std::vector<Vector3d> pointTangent1;  // tangent basis per point
+  std::vector<Vector3d> pointTangent2;
+  std::vector<ConstraintRow> rows;
+  std::vector<double> J, MJ;  // row segments
+  std::vector<double> tau;    // scratch: one tree's generalized impulse
+  // islands
+  std::vector<int> ownerParent;
+  std::vector<int> rowIsland;
+  std::vector<int> order;                     // rows grouped by island, build order kept within an island
+  std::vector<int> islandStart;               // islands' ranges in `order`
+  std::vector<int> islandCursor;              // scratch while grouping
+  std::vector<std::uint8_t> islandBilateral;  // per island root: only bilateral rows (solved directly)
+  std::vector<int> islandRoots;               // the non-empty islands, in order
+  std::vector<IslandOutcome> islandOutcomes;  // per entry of islandRoots
+  std::vector<int> pos;                       // per row: its index in its island's solve
+  VectorXd vPos;                              // split-impulse pseudo-velocity
+  VectorXd vStar;                             // unconstrained velocities of the step
+  VectorXd vZero;                             // the position problem's free velocity (zero), nv-sized
+  // convex method: per tree (each tree is in one island)
+  std::vector<int> ownerLocal;         // its first island DoF, −1 outside the island being solved
+  std::vector<int> minvOffset;         // start of its dense M̃⁻¹ and M̃ in minv / mass
+  std::vector<int> blockOffset;        // start of its preconditioner block in cBlocks
+  std::vector<IslandScratch> workers;  // per worker, grown to the executor's concurrency
+  IslandScratch& scratch(int worker) {
+    assert(worker >= 0 && static_cast<std::size_t>(worker) < workers.size());
+    return workers[static_cast<std::size_t>(worker)];
+  }
 };
 
 // The outcome of one island's solve by a Newton method.
@@ -197,8 +228,9 @@ void buildStandardRows(const Model& m, const Data& d, const ConstraintSolverOpti
                        const VectorXd& vOld, const VectorXd& v, ConstraintWorkspace& ws);
 // Responses, islands and the solve of every row in ws.rows; `v` goes from
 // v* to the constrained velocities; ws.vPos gets the split-impulse correction.
+// With an executor, islands are solved on its workers (same results).
 ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOptions& opt, VectorXd& v,
-                           ConstraintWorkspace& ws);
+                           ConstraintWorkspace& ws, Executor* executor = nullptr);
 
 // Softness (regularisation) a row's Delassus diagonal gets.
 double rowSoftness(const ConstraintSolverOptions& opt, const ConstraintRow& r);
@@ -212,35 +244,36 @@ double boxedResidual(const ConstraintWorkspace& ws, const ConstraintSolverOption
 
 // `sweeps` projected Gauss–Seidel sweeps over rows order[i0, i1), from the
 // rows' impulses (already applied to v). Returns the sweeps made.
-int gaussSeidelSweeps(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, bool position,
-                      VectorXd& v, int sweeps);
+int gaussSeidelSweeps(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                      bool position, VectorXd& v, int sweeps);
 
 // Matrix-free Delassus product over rows order[i0, i1): y = (A + softness) x,
-// with x and y indexed by position in the island. Uses ws.dvScratch.
-void delassusProduct(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1, const double* x,
-                     double* y);
+// with x and y indexed by position in the island. Uses sc.dvScratch.
+void delassusProduct(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                     const double* x, double* y);
 
 // The non-smooth Newton method on rows order[i0, i1) (nonsmooth_newton.cpp):
 // v holds the velocities with the rows' current impulses applied; on
 // return it holds the solution's and the rows hold their impulses.
-IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-                                  bool position, VectorXd& v);
+IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt,
+                                  int i0, int i1, bool position, VectorXd& v);
 
 // The convex method on rows order[i0, i1) (convex_solver.cpp); `vFree` is
 // the velocity the island has without its rows (v* or, for the position
 // problem, zero). Same contract on v and the rows as above.
-IslandSolve convexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0,
-                         int i1, bool position, const VectorXd& vFree, VectorXd& v);
+IslandSolve convexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, IslandScratch& sc,
+                         const ConstraintSolverOptions& opt, int i0, int i1, bool position, const VectorXd& vFree,
+                         VectorXd& v);
 
 // Boxed LCP by principal pivoting (exposed for tests): finds λ with
 // lo ≤ λ ≤ hi and w = Aλ + b complementary; rows with findex[i] ≥ 0 get
 // bounds ∓mu[i]·λ[findex[i]] (findex[i] < i). Returns false when the
 // problem is degenerate (singular pivot, pivot limit).
 bool solveBoxedLcpPivoting(const MatrixXd& A, const VectorXd& b, VectorXd& lo, VectorXd& hi, const int* findex,
-                           const double* mu, VectorXd& lambda, ConstraintWorkspace& ws, int& pivots);
-// The same on views (λ sized by the caller); scratch in ws only grows.
+                           const double* mu, VectorXd& lambda, IslandScratch& sc, int& pivots);
+// The same on views (λ sized by the caller); scratch in sc only grows.
 bool pivotBoxedLcp(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> lo,
                    Eigen::Ref<VectorXd> hi, const int* findex, const double* mu, Eigen::Ref<VectorXd> lambda,
-                   ConstraintWorkspace& ws, int& pivots);
+                   IslandScratch& sc, int& pivots);
 
 }  // namespace articula::detail

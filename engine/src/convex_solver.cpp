@@ -57,9 +57,9 @@ void growTo(VectorXd& v, int n) {
 
 class ConvexIsland {
  public:
-  ConvexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-               bool position)
-      : m_(m), d_(d), ws_(ws), opt_(opt), i0_(i0), n_(i1 - i0), position_(position) {}
+  ConvexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt,
+               int i0, int i1, bool position)
+      : m_(m), d_(d), ws_(ws), sc_(sc), opt_(opt), i0_(i0), n_(i1 - i0), position_(position) {}
 
   IslandSolve solve(const VectorXd& vFree, VectorXd& v);
 
@@ -80,8 +80,8 @@ class ConvexIsland {
   // γ, G and the cost of every group at row velocities vc (island-indexed).
   double project(const double* vc, double* gamma, double* G) const;
   void blockTimes(const std::vector<double>& blocks, const double* x, double* y) const;
-  void massTimes(const double* x, double* y) const { blockTimes(ws_.mass, x, y); }
-  void massInverseTimes(const double* x, double* y) const { blockTimes(ws_.minv, x, y); }
+  void massTimes(const double* x, double* y) const { blockTimes(sc_.mass, x, y); }
+  void massInverseTimes(const double* x, double* y) const { blockTimes(sc_.minv, x, y); }
   int solveDense(const double* G, const double* g, double* dx);
   int solveIterative(const double* G, const double* g, double* dx);
   void hessianTimes(const double* G, const double* x, double* y, double* vcScratch) const;
@@ -93,6 +93,7 @@ class ConvexIsland {
   const Model& m_;
   Data& d_;
   ConstraintWorkspace& ws_;
+  IslandScratch& sc_;
   const ConstraintSolverOptions& opt_;
   int i0_;
   int n_;
@@ -103,7 +104,7 @@ class ConvexIsland {
 
 void ConvexIsland::collectOwners() {
   auto& local = ws_.ownerLocal;
-  auto& owners = ws_.islandOwners;
+  auto& owners = sc_.islandOwners;
   owners.clear();
   N_ = 0;
   for (int a = 0; a < n_; ++a) {
@@ -122,20 +123,20 @@ void ConvexIsland::collectOwners() {
 // (column k = M̃⁻¹ e_k), and M̃ by inverting it.
 void ConvexIsland::computeMasses() {
   std::size_t total = 0;
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const auto n = static_cast<std::size_t>(m_.owner_nv[static_cast<std::size_t>(o)]);
     ws_.minvOffset[static_cast<std::size_t>(o)] = static_cast<int>(total);
     total += n * n;
   }
-  if (ws_.minv.size() < total) ws_.minv.resize(total);
-  if (ws_.mass.size() < total) ws_.mass.resize(total);
-  growTo(ws_.cDv, 2 * N_);
-  for (const int o : ws_.islandOwners) {
+  if (sc_.minv.size() < total) sc_.minv.resize(total);
+  if (sc_.mass.size() < total) sc_.mass.resize(total);
+  growTo(sc_.cDv, 2 * N_);
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int b0 = m_.owner_bodyadr[oo];
-    double* minv = ws_.minv.data() + ws_.minvOffset[oo];
-    double* unit = ws_.cDv.data();
+    double* minv = sc_.minv.data() + ws_.minvOffset[oo];
+    double* unit = sc_.cDv.data();
     for (int i = 0; i < n; ++i) unit[i] = 0.0;
     for (int k = 0; k < n; ++k) {
       unit[k] = 1.0;
@@ -150,11 +151,11 @@ void ConvexIsland::computeMasses() {
         minv[i * n + j] = minv[j * n + i] = s;
       }
     }
-    if (ws_.cFactor.rows() < n) ws_.cFactor.resize(n, n);
-    auto F = ws_.cFactor.topLeftCorner(n, n);
+    if (sc_.cFactor.rows() < n) sc_.cFactor.resize(n, n);
+    auto F = sc_.cFactor.topLeftCorner(n, n);
     F = Eigen::Map<const MatrixXd>(minv, n, n);
     Eigen::LLT<Eigen::Ref<MatrixXd>> llt(F);
-    Eigen::Map<MatrixXd> M(ws_.mass.data() + ws_.minvOffset[oo], n, n);
+    Eigen::Map<MatrixXd> M(sc_.mass.data() + ws_.minvOffset[oo], n, n);
     M.setIdentity();
     llt.solveInPlace(M);
     for (int i = 0; i < n; ++i) {
@@ -167,8 +168,8 @@ void ConvexIsland::computeMasses() {
 }
 
 void ConvexIsland::buildGroups() {
-  auto& first = ws_.groupRow;
-  auto& size = ws_.groupSize;
+  auto& first = sc_.groupRow;
+  auto& size = sc_.groupSize;
   first.clear();
   size.clear();
   for (int a = 0; a < n_; ++a) ws_.pos[static_cast<std::size_t>(ws_.order[static_cast<std::size_t>(i0_ + a)])] = a;
@@ -219,9 +220,9 @@ void ConvexIsland::addRowTranspose(int a, double s, double* g) const {
 }
 
 // y = B x for the block-diagonal per-tree matrices stored in `blocks`
-// (ws.mass: M̃, ws.minv: M̃⁻¹) at minvOffset.
+// (sc.mass: M̃, sc.minv: M̃⁻¹) at minvOffset.
 void ConvexIsland::blockTimes(const std::vector<double>& blocks, const double* x, double* y) const {
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int at = ws_.ownerLocal[oo];
@@ -231,8 +232,8 @@ void ConvexIsland::blockTimes(const std::vector<double>& blocks, const double* x
 }
 
 double ConvexIsland::project(const double* vc, double* gamma, double* G) const {
-  const auto& first = ws_.groupRow;
-  const auto& size = ws_.groupSize;
+  const auto& first = sc_.groupRow;
+  const auto& size = sc_.groupSize;
   double cost = 0.0;
   const double eps = opt_.convexRegularization;
   // R = physical softness + proximal regularisation; the proximal part is
@@ -242,7 +243,7 @@ double ConvexIsland::project(const double* vc, double* gamma, double* G) const {
     const bool contact = r.kind == RowKind::ContactNormal || r.kind == RowKind::ContactFriction;
     return (contact ? eps : kJointRowStiffening * eps) * r.diag;
   };
-  const double* center = ws_.cCenter.data();
+  const double* center = sc_.cCenter.data();
   for (int k = 0; k < groups_; ++k) {
     const int a = first[static_cast<std::size_t>(k)];
     double* Gk = G + 9 * k;
@@ -336,9 +337,9 @@ inline int groupRows(const std::vector<int>& first, const std::vector<std::uint8
 template <class Add>
 void ConvexIsland::forEachHessianTerm(const double* G, Add&& add) const {
   for (int k = 0; k < groups_; ++k) {
-    if (ws_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
+    if (sc_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
     int rows[3];
-    const int q = groupRows(ws_.groupRow, ws_.groupSize, k, rows);
+    const int q = groupRows(sc_.groupRow, sc_.groupSize, k, rows);
     const double* Gk = G + 9 * k;
     for (int i = 0; i < q; ++i) {
       const ConstraintRow& ri = row(rows[i]);
@@ -364,18 +365,18 @@ void addOuter(double* dst, Eigen::Index ld, const double* a, int na, const doubl
 }
 
 int ConvexIsland::solveDense(const double* G, const double* g, double* dx) {
-  if (ws_.cH.rows() < N_) ws_.cH.resize(N_, N_);
-  auto H = ws_.cH.topLeftCorner(N_, N_);
+  if (sc_.cH.rows() < N_) sc_.cH.resize(N_, N_);
+  auto H = sc_.cH.topLeftCorner(N_, N_);
   H.setZero();
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int at = ws_.ownerLocal[oo];
-    H.block(at, at, n, n) = Eigen::Map<const MatrixXd>(ws_.mass.data() + ws_.minvOffset[oo], n, n);
+    H.block(at, at, n, n) = Eigen::Map<const MatrixXd>(sc_.mass.data() + ws_.minvOffset[oo], n, n);
   }
   forEachHessianTerm(G, [&](const RowSide& a, const RowSide& b, double gab) {
     addOuter(&H(ws_.ownerLocal[static_cast<std::size_t>(a.owner)], ws_.ownerLocal[static_cast<std::size_t>(b.owner)]),
-             ws_.cH.rows(), ws_.J.data() + a.offset, a.n, ws_.J.data() + b.offset, b.n, gab);
+             sc_.cH.rows(), ws_.J.data() + a.offset, a.n, ws_.J.data() + b.offset, b.n, gab);
   });
   Eigen::LLT<Eigen::Ref<MatrixXd>> llt(H);
   if (llt.info() != Eigen::Success) return -1;
@@ -387,8 +388,8 @@ int ConvexIsland::solveDense(const double* G, const double* g, double* dx) {
 
 void ConvexIsland::hessianTimes(const double* G, const double* x, double* y, double* vcScratch) const {
   massTimes(x, y);
-  const auto& first = ws_.groupRow;
-  const auto& size = ws_.groupSize;
+  const auto& first = sc_.groupRow;
+  const auto& size = sc_.groupSize;
   for (int k = 0; k < groups_; ++k) {
     if (size[static_cast<std::size_t>(k)] == 0) continue;
     int rows[3];
@@ -411,33 +412,33 @@ void ConvexIsland::hessianTimes(const double* G, const double* x, double* y, dou
 int ConvexIsland::solveIterative(const double* G, const double* g, double* dx) {
   // Per-tree blocks, one after another in islandOwners order.
   std::size_t total = 0;
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const auto n = static_cast<std::size_t>(m_.owner_nv[oo]);
     ws_.blockOffset[oo] = static_cast<int>(total);
     total += n * n;
   }
-  if (ws_.cBlocks.size() < total) ws_.cBlocks.resize(total);
-  double* blocks = ws_.cBlocks.data();
-  for (const int o : ws_.islandOwners) {
+  if (sc_.cBlocks.size() < total) sc_.cBlocks.resize(total);
+  double* blocks = sc_.cBlocks.data();
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     Eigen::Map<MatrixXd>(blocks + ws_.blockOffset[oo], n, n) =
-        Eigen::Map<const MatrixXd>(ws_.mass.data() + ws_.minvOffset[oo], n, n);
+        Eigen::Map<const MatrixXd>(sc_.mass.data() + ws_.minvOffset[oo], n, n);
   }
   auto blockOf = [&](int owner) { return blocks + ws_.blockOffset[static_cast<std::size_t>(owner)]; };
   forEachHessianTerm(G, [&](const RowSide& a, const RowSide& b, double gab) {
     if (a.owner == b.owner)
       addOuter(blockOf(a.owner), a.n, ws_.J.data() + a.offset, a.n, ws_.J.data() + b.offset, b.n, gab);
   });
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const int n = m_.owner_nv[static_cast<std::size_t>(o)];
     Eigen::Map<MatrixXd> B(blockOf(o), n, n);
     Eigen::LLT<Eigen::Ref<MatrixXd>> llt(B);  // factor in place
     if (llt.info() != Eigen::Success) return -1;
   }
   auto precondition = [&](const double* r, double* z) {
-    for (const int o : ws_.islandOwners) {
+    for (const int o : sc_.islandOwners) {
       const auto oo = static_cast<std::size_t>(o);
       const int n = m_.owner_nv[oo];
       const int loc = ws_.ownerLocal[oo];
@@ -448,15 +449,15 @@ int ConvexIsland::solveIterative(const double* G, const double* g, double* dx) {
       L.triangularView<Eigen::Lower>().transpose().solveInPlace(zz);
     }
   };
-  growTo(ws_.nR, N_);
-  growTo(ws_.nZ, N_);
-  growTo(ws_.nP, N_);
-  growTo(ws_.nMp, N_);
-  growTo(ws_.nTrial, n_);
-  double* r = ws_.nR.data();
-  double* z = ws_.nZ.data();
-  double* p = ws_.nP.data();
-  double* hp = ws_.nMp.data();
+  growTo(sc_.nR, N_);
+  growTo(sc_.nZ, N_);
+  growTo(sc_.nP, N_);
+  growTo(sc_.nMp, N_);
+  growTo(sc_.nTrial, n_);
+  double* r = sc_.nR.data();
+  double* z = sc_.nZ.data();
+  double* p = sc_.nP.data();
+  double* hp = sc_.nMp.data();
   double bNorm = 0.0;
   for (int i = 0; i < N_; ++i) {
     dx[i] = 0.0;
@@ -471,7 +472,7 @@ int ConvexIsland::solveIterative(const double* G, const double* g, double* dx) {
   }
   int it = 0;
   for (; it < std::max(1, opt_.krylovIterations); ++it) {
-    hessianTimes(G, p, hp, ws_.nTrial.data());
+    hessianTimes(G, p, hp, sc_.nTrial.data());
     double php = 0.0;
     for (int i = 0; i < N_; ++i) php += p[i] * hp[i];
     if (!(php > 0.0)) break;
@@ -503,21 +504,21 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
   buildGroups();
   // Island-local vectors: x (velocities), xf (free velocities), grad, dx,
   // M(x − xf), row velocities and their change, impulses, G.
-  for (VectorXd* s : {&ws_.cvx, &ws_.cvStar, &ws_.cGrad, &ws_.cDv, &ws_.cR}) growTo(*s, 2 * N_);
-  for (VectorXd* s : {&ws_.cVc, &ws_.cDvc, &ws_.cGamma, &ws_.cVhat, &ws_.cCenter}) growTo(*s, n_);
-  growTo(ws_.cG, 9 * std::max(1, groups_));
-  double* x = ws_.cvx.data();
-  double* xf = ws_.cvStar.data();
-  double* grad = ws_.cGrad.data();
-  double* dx = ws_.cDv.data();
-  double* mdx = ws_.cR.data();           // M dx in [0, N), M (x − xf) in [N, 2N)
-  double* tmp = ws_.cvStar.data() + N_;  // scratch N
-  double* vc = ws_.cVc.data();
-  double* dvc = ws_.cDvc.data();
-  double* gamma = ws_.cGamma.data();
-  double* trialGamma = ws_.cVhat.data();
-  double* G = ws_.cG.data();
-  for (const int o : ws_.islandOwners) {
+  for (VectorXd* s : {&sc_.cvx, &sc_.cvStar, &sc_.cGrad, &sc_.cDv, &sc_.cR}) growTo(*s, 2 * N_);
+  for (VectorXd* s : {&sc_.cVc, &sc_.cDvc, &sc_.cGamma, &sc_.cVhat, &sc_.cCenter}) growTo(*s, n_);
+  growTo(sc_.cG, 9 * std::max(1, groups_));
+  double* x = sc_.cvx.data();
+  double* xf = sc_.cvStar.data();
+  double* grad = sc_.cGrad.data();
+  double* dx = sc_.cDv.data();
+  double* mdx = sc_.cR.data();           // M dx in [0, N), M (x − xf) in [N, 2N)
+  double* tmp = sc_.cvStar.data() + N_;  // scratch N
+  double* vc = sc_.cVc.data();
+  double* dvc = sc_.cDvc.data();
+  double* gamma = sc_.cGamma.data();
+  double* trialGamma = sc_.cVhat.data();
+  double* G = sc_.cG.data();
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int at = ws_.ownerLocal[oo];
@@ -528,7 +529,7 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
     }
   }
   // Proximal centre: the impulses the rows start with (the warm start).
-  double* center = ws_.cCenter.data();
+  double* center = sc_.cCenter.data();
   for (int a = 0; a < n_; ++a) {
     gamma[a] = 0.0;
     const ConstraintRow& r = row(a);
@@ -549,9 +550,9 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
       massTimes(tmp, mdx + N_);
       for (int i = 0; i < N_; ++i) grad[i] = mdx[N_ + i];
       for (int k = 0; k < groups_; ++k) {
-        if (ws_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
+        if (sc_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
         int rows[3];
-        const int q = groupRows(ws_.groupRow, ws_.groupSize, k, rows);
+        const int q = groupRows(sc_.groupRow, sc_.groupSize, k, rows);
         for (int i = 0; i < q; ++i) addRowTranspose(rows[i], -gamma[rows[i]], grad);
       }
       massInverseTimes(grad, tmp);
@@ -575,15 +576,15 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
       auto derivatives = [&](double alpha, double& d2) {
         for (int a = 0; a < n_; ++a) trialGamma[a] = 0.0;
         // Row velocities at α, then γ and G there.
-        double* vcAlpha = ws_.nTrial.data();
+        double* vcAlpha = sc_.nTrial.data();
         for (int a = 0; a < n_; ++a) vcAlpha[a] = vc[a] + alpha * dvc[a];
         project(vcAlpha, trialGamma, G);
         double d1 = a0 + alpha * a1;
         d2 = a1;
         for (int k = 0; k < groups_; ++k) {
-          if (ws_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
+          if (sc_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
           int rows[3];
-          const int q = groupRows(ws_.groupRow, ws_.groupSize, k, rows);
+          const int q = groupRows(sc_.groupRow, sc_.groupSize, k, rows);
           const double* Gk = G + 9 * k;
           for (int i = 0; i < q; ++i) {
             d1 -= trialGamma[rows[i]] * dvc[rows[i]];
@@ -592,7 +593,7 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
         }
         return d1;
       };
-      growTo(ws_.nTrial, n_);
+      growTo(sc_.nTrial, n_);
       double d2 = 0.0;
       const double d0 = derivatives(0.0, d2);
       if (!(d0 < 0.0)) break;  // no descent left at round-off level
@@ -620,9 +621,9 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
     // regularisation (the physical softness alone).
     proximal = 0.0;
     for (int k = 0; k < groups_; ++k) {
-      if (ws_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
+      if (sc_.groupSize[static_cast<std::size_t>(k)] == 0) continue;
       int rows[3];
-      const int q = groupRows(ws_.groupRow, ws_.groupSize, k, rows);
+      const int q = groupRows(sc_.groupRow, sc_.groupSize, k, rows);
       for (int i = 0; i < q; ++i) {
         const int a = rows[i];
         const ConstraintRow& r = row(a);
@@ -643,23 +644,24 @@ IslandSolve ConvexIsland::solve(const VectorXd& vFree, VectorXd& v) {
     ConstraintRow& r = row(a);
     (position_ ? r.lambdaPosition : r.lambda) = active(a) ? gamma[a] : 0.0;
   }
-  for (const int o : ws_.islandOwners) {
+  for (const int o : sc_.islandOwners) {
     const auto oo = static_cast<std::size_t>(o);
     const int n = m_.owner_nv[oo];
     const int at = ws_.ownerLocal[oo];
     const int va = m_.owner_vadr[oo];
     for (int i = 0; i < n; ++i) v[va + i] = x[at + i];
   }
-  for (const int o : ws_.islandOwners) ws_.ownerLocal[static_cast<std::size_t>(o)] = -1;
+  for (const int o : sc_.islandOwners) ws_.ownerLocal[static_cast<std::size_t>(o)] = -1;
   out.residual = residual;
   return out;
 }
 
 }  // namespace
 
-IslandSolve convexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0,
-                         int i1, bool position, const VectorXd& vFree, VectorXd& v) {
-  ConvexIsland island(m, d, ws, opt, i0, i1, position);
+IslandSolve convexIsland(const Model& m, Data& d, ConstraintWorkspace& ws, IslandScratch& sc,
+                         const ConstraintSolverOptions& opt, int i0, int i1, bool position, const VectorXd& vFree,
+                         VectorXd& v) {
+  ConvexIsland island(m, d, ws, sc, opt, i0, i1, position);
   return island.solve(vFree, v);
 }
 

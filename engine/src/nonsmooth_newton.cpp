@@ -106,6 +106,7 @@ RowEquation rowEquation(double lambda, double w, double lo, double hi, double d)
 // at zero impulse.
 struct Island {
   ConstraintWorkspace& ws;
+  IslandScratch& sc;
   const ConstraintSolverOptions& opt;
   int i0;
   int n;
@@ -160,7 +161,7 @@ struct Island {
   // y = (A + C) x on the active rows (inactive entries of y are zero),
   // plus, when `couple` is given, couple[f]·x[normal of f] for friction rows.
   void apply(const double* x, const double* c, const double* couple, double* y) const {
-    delassusProduct(ws, opt, i0, i0 + n, x, y);
+    delassusProduct(ws, sc, opt, i0, i0 + n, x, y);
     for (int a = 0; a < n; ++a) {
       if (!active(a)) {
         y[a] = 0.0;
@@ -178,14 +179,14 @@ struct Island {
 // The iteration stops when the residual of the unscaled equations,
 // Db ∘ (b − (A + C) x), is below kInnerTolerance of its start (the inexact
 // Newton condition under which the step descends on ½‖φ‖²).
-int conjugateResidual(const Island& isl, ConstraintWorkspace& ws, int limit, const double* c, const double* db,
+int conjugateResidual(const Island& isl, IslandScratch& sc, int limit, const double* c, const double* db,
                       const double* pre, const double* b, double* x) {
   const int n = isl.n;
-  double* res = ws.nR.data();
-  double* z = ws.nZ.data();
-  double* p = ws.nP.data();
-  double* mz = ws.nMz.data();
-  double* mp = ws.nMp.data();
+  double* res = sc.nR.data();
+  double* z = sc.nZ.data();
+  double* p = sc.nP.data();
+  double* mz = sc.nMz.data();
+  double* mp = sc.nMp.data();
   double bNorm = 0.0;
   for (int a = 0; a < n; ++a) {
     x[a] = 0.0;
@@ -231,19 +232,19 @@ int conjugateResidual(const Island& isl, ConstraintWorkspace& ws, int limit, con
 // "Iterative Methods for Sparse Linear Systems", 6.5): the coupling of
 // sliding friction rows to their normal impulses makes them unsymmetric.
 // Returns the iterations.
-int gmres(const Island& isl, ConstraintWorkspace& ws, int limit, const double* c, const double* couple,
-          const double* db, const double* b, double* x) {
+int gmres(const Island& isl, IslandScratch& sc, int limit, const double* c, const double* couple, const double* db,
+          const double* b, double* x) {
   const int n = isl.n;
   const int m = std::max(1, limit);
-  if (ws.gV.rows() < n || ws.gV.cols() < m + 1) ws.gV.resize(std::max<Eigen::Index>(ws.gV.rows(), n), m + 1);
-  if (ws.gH.rows() < m + 1 || ws.gH.cols() < m) ws.gH.resize(m + 1, m);
-  growTo(ws.gG, 3 * (m + 1));
-  double* u = ws.nZ.data();
-  double* wv = ws.nMz.data();
-  double* cs = ws.gG.data();
+  if (sc.gV.rows() < n || sc.gV.cols() < m + 1) sc.gV.resize(std::max<Eigen::Index>(sc.gV.rows(), n), m + 1);
+  if (sc.gH.rows() < m + 1 || sc.gH.cols() < m) sc.gH.resize(m + 1, m);
+  growTo(sc.gG, 3 * (m + 1));
+  double* u = sc.nZ.data();
+  double* wv = sc.nMz.data();
+  double* cs = sc.gG.data();
   double* sn = cs + (m + 1);
   double* g = sn + (m + 1);
-  double* pre = ws.nP.data();  // 1 / diagonal of the unscaled matrix
+  double* pre = sc.nP.data();  // 1 / diagonal of the unscaled matrix
   double beta = 0.0;
   for (int a = 0; a < n; ++a) {
     x[a] = 0.0;
@@ -253,37 +254,37 @@ int gmres(const Island& isl, ConstraintWorkspace& ws, int limit, const double* c
   }
   beta = std::sqrt(beta);
   if (!(beta > 0.0)) return 0;
-  for (int a = 0; a < n; ++a) ws.gV(a, 0) = db[a] * b[a] / beta;
+  for (int a = 0; a < n; ++a) sc.gV(a, 0) = db[a] * b[a] / beta;
   for (int i = 0; i <= m; ++i) g[i] = 0.0;
   g[0] = beta;
   int k = 0;
   while (k < m) {
     const int j = k++;
-    for (int a = 0; a < n; ++a) u[a] = pre[a] * ws.gV(a, j);
+    for (int a = 0; a < n; ++a) u[a] = pre[a] * sc.gV(a, j);
     isl.apply(u, c, couple, wv);
     for (int a = 0; a < n; ++a) wv[a] *= db[a];
     for (int i = 0; i <= j; ++i) {
       double h = 0.0;
-      for (int a = 0; a < n; ++a) h += wv[a] * ws.gV(a, i);
-      ws.gH(i, j) = h;
-      for (int a = 0; a < n; ++a) wv[a] -= h * ws.gV(a, i);
+      for (int a = 0; a < n; ++a) h += wv[a] * sc.gV(a, i);
+      sc.gH(i, j) = h;
+      for (int a = 0; a < n; ++a) wv[a] -= h * sc.gV(a, i);
     }
     double norm = 0.0;
     for (int a = 0; a < n; ++a) norm += wv[a] * wv[a];
     norm = std::sqrt(norm);
-    ws.gH(j + 1, j) = norm;
+    sc.gH(j + 1, j) = norm;
     if (norm > 0.0)
-      for (int a = 0; a < n; ++a) ws.gV(a, j + 1) = wv[a] / norm;
+      for (int a = 0; a < n; ++a) sc.gV(a, j + 1) = wv[a] / norm;
     for (int i = 0; i < j; ++i) {
-      const double t = cs[i] * ws.gH(i, j) + sn[i] * ws.gH(i + 1, j);
-      ws.gH(i + 1, j) = -sn[i] * ws.gH(i, j) + cs[i] * ws.gH(i + 1, j);
-      ws.gH(i, j) = t;
+      const double t = cs[i] * sc.gH(i, j) + sn[i] * sc.gH(i + 1, j);
+      sc.gH(i + 1, j) = -sn[i] * sc.gH(i, j) + cs[i] * sc.gH(i + 1, j);
+      sc.gH(i, j) = t;
     }
-    const double r = std::hypot(ws.gH(j, j), ws.gH(j + 1, j));
-    cs[j] = r > 0.0 ? ws.gH(j, j) / r : 1.0;
-    sn[j] = r > 0.0 ? ws.gH(j + 1, j) / r : 0.0;
-    ws.gH(j, j) = r;
-    ws.gH(j + 1, j) = 0.0;
+    const double r = std::hypot(sc.gH(j, j), sc.gH(j + 1, j));
+    cs[j] = r > 0.0 ? sc.gH(j, j) / r : 1.0;
+    sn[j] = r > 0.0 ? sc.gH(j + 1, j) / r : 0.0;
+    sc.gH(j, j) = r;
+    sc.gH(j + 1, j) = 0.0;
     g[j + 1] = -sn[j] * g[j];
     g[j] = cs[j] * g[j];
     if (std::abs(g[j + 1]) <= kInnerTolerance * beta || !(norm > 0.0)) break;
@@ -291,11 +292,11 @@ int gmres(const Island& isl, ConstraintWorkspace& ws, int limit, const double* c
   // y = H⁻¹ g (upper triangular), x = P⁻¹ V y.
   for (int i = k - 1; i >= 0; --i) {
     double s = g[i];
-    for (int l = i + 1; l < k; ++l) s -= ws.gH(i, l) * g[l];
-    g[i] = ws.gH(i, i) != 0.0 ? s / ws.gH(i, i) : 0.0;
+    for (int l = i + 1; l < k; ++l) s -= sc.gH(i, l) * g[l];
+    g[i] = sc.gH(i, i) != 0.0 ? s / sc.gH(i, i) : 0.0;
   }
   for (int i = 0; i < k; ++i)
-    for (int a = 0; a < n; ++a) x[a] += g[i] * ws.gV(a, i);
+    for (int a = 0; a < n; ++a) x[a] += g[i] * sc.gV(a, i);
   for (int a = 0; a < n; ++a) x[a] *= pre[a];
   return k;
 }
@@ -317,17 +318,17 @@ void loadIsland(const Island& isl, const ConstraintWorkspace& ws, const Constrai
 
 }  // namespace
 
-IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolverOptions& opt, int i0, int i1,
-                                  bool position, VectorXd& v) {
+IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt,
+                                  int i0, int i1, bool position, VectorXd& v) {
   const int n = i1 - i0;
-  for (VectorXd* s : {&ws.nLambda, &ws.nW, &ws.nPhi, &ws.nC, &ws.nRhs, &ws.nDir, &ws.nADir, &ws.nPre, &ws.nR, &ws.nZ,
-                      &ws.nP, &ws.nMz, &ws.nMp, &ws.nTrial, &ws.nLo, &ws.nDb}) {
+  for (VectorXd* s : {&sc.nLambda, &sc.nW, &sc.nPhi, &sc.nC, &sc.nRhs, &sc.nDir, &sc.nADir, &sc.nPre, &sc.nR, &sc.nZ,
+                      &sc.nP, &sc.nMz, &sc.nMp, &sc.nTrial, &sc.nLo, &sc.nDb}) {
     growTo(*s, 2 * n);
   }
   for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
-  const Island isl{ws, opt, i0, n, position};
-  double* lambda = ws.nLambda.data();
-  double* w = ws.nW.data();
+  const Island isl{ws, sc, opt, i0, n, position};
+  double* lambda = sc.nLambda.data();
+  double* w = sc.nW.data();
   loadIsland(isl, ws, opt, position, v, lambda, w);
   int fallbacks = 0;
 
@@ -336,14 +337,14 @@ IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolve
   double theta = isl.merit(lambda, w, natural);
   const int maxIt = std::max(1, opt.maxIterations);
   const int budget = kInnerBudget * maxIt;
-  double* c = ws.nC.data();
-  double* rhs = ws.nRhs.data();
-  double* dir = ws.nDir.data();
-  double* aDir = ws.nADir.data();
-  double* pre = ws.nPre.data();
-  double* couple = ws.nLo.data();
-  double* db = ws.nDb.data();
-  double* trial = ws.nTrial.data();  // trial λ in [0, n), trial w in [n, 2n)
+  double* c = sc.nC.data();
+  double* rhs = sc.nRhs.data();
+  double* dir = sc.nDir.data();
+  double* aDir = sc.nADir.data();
+  double* pre = sc.nPre.data();
+  double* couple = sc.nLo.data();
+  double* db = sc.nDb.data();
+  double* trial = sc.nTrial.data();  // trial λ in [0, n), trial w in [n, 2n)
   // Aim below the tolerance, so that a warm-started step whose error sits
   // just under it still improves.
   const double target = kTargetFraction * opt.convergenceTolerance;
@@ -384,11 +385,11 @@ IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolve
       // cannot settle costs a bounded multiple of projected Gauss–Seidel.
       const int limit = std::min(opt.krylovIterations, budget - out.inner);
       if (limit <= 0) break;
-      out.inner += coupled ? gmres(isl, ws, limit, c, couple, db, rhs, dir)
-                           : conjugateResidual(isl, ws, limit, c, db, pre, rhs, dir);
+      out.inner += coupled ? gmres(isl, sc, limit, c, couple, db, rhs, dir)
+                           : conjugateResidual(isl, sc, limit, c, db, pre, rhs, dir);
     }
     // w moves by A Δλ along the direction (softness included).
-    delassusProduct(ws, opt, i0, i1, dir, aDir);
+    delassusProduct(ws, sc, opt, i0, i1, dir, aDir);
     // Backtracking line search on ½‖φ‖².
     double step = 1.0;
     double thetaTrial = theta;
@@ -413,7 +414,7 @@ IslandSolve nonsmoothNewtonIsland(ConstraintWorkspace& ws, const ConstraintSolve
         ConstraintRow& r = ws.rows[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])];
         (position ? r.lambdaPosition : r.lambda) = lambda[a];
       }
-      out.inner += gaussSeidelSweeps(ws, opt, i0, i1, position, v, kFallbackSweeps);
+      out.inner += gaussSeidelSweeps(ws, sc, opt, i0, i1, position, v, kFallbackSweeps);
       for (int a = 0; a < n; ++a) ws.pos[static_cast<std::size_t>(ws.order[static_cast<std::size_t>(i0 + a)])] = a;
       loadIsland(isl, ws, opt, position, v, lambda, w);
       theta = isl.merit(lambda, w, natural);

@@ -337,7 +337,7 @@ void WorldImpl::stepOnce() {
       buildStandardRows(model, data, options.solver, h, data.q0, data.v0, state.v, constraints);
       addClosureRows(constraints, h);
       if (!model.lockActuators.empty()) addLockRows(constraints, h);
-      const ConstraintResult r = solveRows(model, data, options.solver, state.v, constraints);
+      const ConstraintResult r = solveRows(model, data, options.solver, state.v, constraints, executor.get());
       diagnostics.numContacts = static_cast<int>(constraints.points.size());
       diagnostics.numRows = r.rows;
       diagnostics.numIslands = r.islands;

@@ -90,6 +90,15 @@ void World::setGravity(const Vector3d& g) {
   setOptions(o);
 }
 
+void World::setExecutor(std::shared_ptr<Executor> executor) {
+  m_impl->requireUnlocked("change the executor");
+  m_impl->executor = std::move(executor);
+}
+
+const std::shared_ptr<Executor>& World::getExecutor() const {
+  return m_impl->executor;
+}
+
 void World::setTimeStep(double h) {
   m_impl->requireUnlocked("change the time step");
   WorldOptions o = getOptions();

@@ -236,6 +236,7 @@ class WorldImpl {
 
   World* self;
   WorldOptions options;
+  std::shared_ptr<Executor> executor;  // islands of the solve (World::setExecutor); null: the calling thread
   bool simulation = false;
   std::uint32_t nextGeneration = 1;
 

@@ -59,6 +59,13 @@ void stepReleasingGil(World& world, std::size_t n) {
 }  // namespace
 
 void bindWorld(py::module_& m) {
+  py::class_<Executor, std::shared_ptr<Executor>>(
+      m, "Executor",
+      "Where the independent parts of a step run (the constraint islands); results are bit-identical\n"
+      "with any executor. Articula's own is make_thread_pool_executor.")
+      .def_property_readonly("concurrency", &Executor::concurrency, "How many tasks may run at once.");
+  m.def("make_thread_pool_executor", &makeThreadPoolExecutor, py::arg("threads") = 0,
+        "A pool of threads - 1 threads plus the stepping thread (0: one per hardware thread).");
   py::class_<World> world(m, "World",
                           "A world: bodies, multibodies, frames, shapes, closures, actuators and sensors, the time,\n"
                           "and the stepping. It starts in design mode (topology may change); the first step()\n"
@@ -73,6 +80,9 @@ void bindWorld(py::module_& m) {
           "A copy of the options; assign a changed copy back to apply it.")
       .def("set_gravity", &World::setGravity, py::arg("gravity"))
       .def("set_time_step", &World::setTimeStep, py::arg("time_step"))
+      .def("set_executor", &World::setExecutor, py::arg("executor").none(true),
+           "Solve the step's islands on this executor (None: on the stepping thread). Same results.")
+      .def("get_executor", &World::getExecutor)
       // spec
       .def("get_spec", &World::getSpec, "The design as values, with the current coordinates.")
       .def("apply_spec", &World::applySpec, py::arg("spec"), py::arg("state") = SpecStatePolicy::KeepByName,

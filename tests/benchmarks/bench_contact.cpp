@@ -4,6 +4,9 @@
 // timed with the world's stage timers, for each solver method, next to what
 // the time buys (a work–precision table): the solve's residual and
 // convergence, the drift of the top body, the deepest penetration.
+// A second table solves the islands of scenes that have many (16 separate
+// towers, the pile) on a thread pool of 1 and 2 threads, and checks that
+// both give the same state bit for bit.
 //
 //   articula-bench-contact [--quick]
 #include <articula/articula.hpp>
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -67,6 +71,7 @@ void massRatio(World& w, double ratio) {
 
 void boxPile(World& w) {
   w.addGroundPlane();
+  std::srand(7);  // Quaternion::UnitRandom draws from std::rand: the same pile every time
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> jitter(-0.02, 0.02);
   int k = 0;
@@ -159,6 +164,60 @@ void run(const char* scene, const std::function<void(World&)>& build, const std:
   std::fflush(stdout);
 }
 
+// 16 towers of 10 boxes, 1 m apart: 16 islands.
+void towers16(World& w) {
+  w.addGroundPlane();
+  for (int t = 0; t < 16; ++t) {
+    for (int i = 0; i < 10; ++i) {
+      Isometry3d X = Isometry3d::Identity();
+      X.translation() = Vector3d(1.0 * (t % 4), 1.0 * (t / 4), 0.1 + 0.2 * i);
+      addBox(w, "box" + std::to_string(t) + "_" + std::to_string(i), X, 0.2);
+    }
+  }
+}
+
+struct ThreadRun {
+  StepTimings timings;
+  double islands = 0.0;
+  VectorXd q, v;
+};
+
+ThreadRun runOn(const std::function<void(World&)>& build, const std::string& method, int threads, int settle,
+                int measured) {
+  WorldOptions o;
+  o.solver.method = method;
+  World w(o);
+  build(w);
+  w.setExecutor(makeThreadPoolExecutor(threads));
+  w.step(static_cast<std::size_t>(settle));
+  ThreadRun r;
+  long islands = 0;
+  for (int i = 0; i < measured; ++i) {
+    w.step();
+    r.timings += w.getLastStepTimings();
+    islands += w.getStepDiagnostics().numIslands;
+  }
+  const double k = 1.0 / measured;
+  r.timings.total *= k;
+  r.timings.solve *= k;
+  r.islands = static_cast<double>(islands) * k;
+  r.q = w.getPositions();
+  r.v = w.getVelocities();
+  return r;
+}
+
+void runThreads(const char* scene, const std::function<void(World&)>& build, const std::string& method, int settle,
+                int measured) {
+  const ThreadRun one = runOn(build, method, 1, settle, measured);
+  const ThreadRun two = runOn(build, method, 2, settle, measured);
+  const bool same =
+      one.q.size() == two.q.size() && (one.q.array() == two.q.array()).all() && (one.v.array() == two.v.array()).all();
+  std::printf("| %-16s | %-22s | %7.1f | %9.1f | %9.1f | %6.2f | %9.1f | %9.1f | %-9s |\n", scene, method.c_str(),
+              one.islands, 1e6 * one.timings.solve, 1e6 * two.timings.solve, one.timings.solve / two.timings.solve,
+              1e6 * one.timings.total, 1e6 * two.timings.total, same ? "yes" : "NO");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,5 +246,17 @@ int main(int argc, char** argv) {
   }
   for (const std::string& method : methods) run("arm on ground", armOnGround, method, 1000 / scale, 2000 / scale);
   for (const std::string& method : methods) run("box pile (500)", boxPile, method, 2000 / scale, 500 / scale);
+
+  std::printf(
+      "\nIslands on a thread pool (World::setExecutor(makeThreadPoolExecutor(n))): mean µs per step with 1 and 2\n"
+      "threads; identical = the final states of the two runs are equal bit for bit.\n\n");
+  std::printf(
+      "| scene            | method                 | islands | solve, 1 | solve, 2 | ratio | step, 1 | step, 2 | "
+      "identical |\n");
+  std::printf(
+      "|------------------|------------------------|---------|-----------|-----------|--------|-----------|----------"
+      "-|-----------|\n");
+  for (const std::string& method : methods) runThreads("16 towers of 10", towers16, method, 1000 / scale, 1000 / scale);
+  for (const std::string& method : methods) runThreads("box pile (500)", boxPile, method, 2000 / scale, 500 / scale);
   return 0;
 }

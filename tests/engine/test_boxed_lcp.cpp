@@ -109,7 +109,7 @@ class TestBoxedLcp : public QObject {
     QFETCH(int, size);
     std::mt19937 rng(static_cast<std::uint32_t>(seed));
     const Problem p = randomProblem(rng, size);
-    ConstraintWorkspace ws;
+    IslandScratch ws;
     VectorXd lo = p.lo;
     VectorXd hi = p.hi;
     VectorXd lam;
@@ -146,7 +146,7 @@ class TestBoxedLcp : public QObject {
         p.hi[r] = 0.0;
       }
     }
-    ConstraintWorkspace ws;
+    IslandScratch ws;
     VectorXd lo = p.lo;
     VectorXd hi = p.hi;
     VectorXd lam;
@@ -166,7 +166,7 @@ class TestBoxedLcp : public QObject {
     A << 1.0, 1.0, 1.0, 1.0;
     VectorXd lo = VectorXd::Constant(2, -kInf);
     VectorXd hi = VectorXd::Constant(2, kInf);
-    ConstraintWorkspace ws;
+    IslandScratch ws;
     VectorXd lam;
     int pivots = 0;
     // Consistent targets: solvable (the redundant row carries no impulse).
@@ -186,7 +186,7 @@ class TestBoxedLcp : public QObject {
     VectorXd lo = VectorXd::Zero(3);
     VectorXd hi = VectorXd::Zero(3);
     hi[2] = kInf;
-    ConstraintWorkspace ws;
+    IslandScratch ws;
     VectorXd lam;
     int pivots = 0;
     QVERIFY(solveBoxedLcpPivoting(A, b, lo, hi, nullptr, nullptr, lam, ws, pivots));

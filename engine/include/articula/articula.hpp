@@ -6,6 +6,7 @@
 #include <articula/contact.hpp>
 #include <articula/conventions.hpp>
 #include <articula/error.hpp>
+#include <articula/executor.hpp>
 #include <articula/frame.hpp>
 #include <articula/ik.hpp>
 #include <articula/joint_spec.hpp>

@@ -10,6 +10,7 @@
 
 #include <articula/actuator.hpp>
 #include <articula/contact.hpp>
+#include <articula/executor.hpp>
 #include <articula/frame.hpp>
 #include <articula/loop_closure.hpp>
 #include <articula/multibody.hpp>
@@ -83,6 +84,12 @@ class World {
   void setOptions(const WorldOptions& options);
   void setGravity(const Vector3d& g);
   void setTimeStep(double h);
+  /// Where the independent parts of a step run (articula/executor.hpp):
+  /// with an executor of concurrency ≥ 2, the step's constraint islands are
+  /// solved on its workers. Results are bit-identical with or without one.
+  /// nullptr (the default) steps on the calling thread. Either mode.
+  void setExecutor(std::shared_ptr<Executor> executor);
+  const std::shared_ptr<Executor>& getExecutor() const;
 
   // ---- the spec (articula/world_spec.hpp) ---------------------------------
   /// The world's design as values, with the current coordinates. For any
