@@ -796,6 +796,9 @@ struct IslandTask {
   VectorXd& v;
   ConstraintWorkspace& ws;
   bool anyPosition;
+  bool pivoting;
+  bool newton;
+  bool convex;
 
   static void run(void* self, int index, int worker) { static_cast<IslandTask*>(self)->solve(index, worker); }
 
@@ -804,9 +807,6 @@ struct IslandTask {
     IslandScratch& sc = ws.scratch(worker);
     IslandOutcome& out = ws.islandOutcomes[static_cast<std::size_t>(index)];
     out = IslandOutcome{};
-    const bool pivoting = isPivoting(opt);
-    const bool newton = opt.method == "nonsmooth-newton";
-    const bool convex = opt.method == "convex";
     const int i0 = ws.islandStart[isl];
     const int i1 = ws.islandStart[isl + 1];
     for (int phase = 0; phase < (anyPosition ? 2 : 1); ++phase) {
@@ -974,7 +974,7 @@ ConstraintResult solveRows(const Model& m, Data& d, const ConstraintSolverOption
       sc.dvScratch.head(m.nv).setZero();
     }
   }
-  IslandTask task{m, d, opt, v, ws, anyPosition};
+  IslandTask task{m, d, opt, v, ws, anyPosition, pivoting, newton, convex};
   if (workers > 1) {
     executor->parallelFor(nIslands, &IslandTask::run, &task);
   } else {

@@ -69,11 +69,15 @@ void integratePositions(const Model& m, const VectorXd& q, const VectorXd& v, do
 // acceleration, which the constraint rows of that frame see), positions
 // move with it, and the result is re-expressed in the rotated frame:
 // a spinning, force-free body keeps its world velocity exactly.
+// ω × v of the free joint whose body twist [ω; v] starts at v[va].
+Vector3d freeJointConvective(const VectorXd& v, int va) {
+  return v.segment<3>(va).cross(v.segment<3>(va + 3));
+}
+
 void addConvectiveTerm(const Model& m, const VectorXd& vOld, double h, VectorXd& v) {
   for (const int body : m.freeJointBodies) {
     const int va = m.jnt_vadr[static_cast<std::size_t>(body)];
-    const Vector3d w = vOld.segment<3>(va);
-    v.segment<3>(va + 3) += h * w.cross(vOld.segment<3>(va + 3));
+    v.segment<3>(va + 3) += h * freeJointConvective(vOld, va);
   }
 }
 
@@ -143,7 +147,7 @@ void addConvectiveAcceleration(const Model& m, const VectorXd& v, int b0, int b1
     const auto b = static_cast<std::size_t>(i);
     if (m.jnt_type[b] != JointType::Free) continue;
     const int va = m.jnt_vadr[b];
-    const Vector3d c = v.segment<3>(va).cross(v.segment<3>(va + 3));
+    const Vector3d c = freeJointConvective(v, va);
     for (int k = 0; k < 3; ++k) out[va + 3 + k - vadr0] += c[k];
   }
 }
