@@ -2,6 +2,8 @@
 
 #include "simulation.hpp"
 
+#include <articula/joint_types.hpp>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -45,8 +47,7 @@ std::pair<double, double> controlSliderRange(const World& design, const Actuator
     case ActuatorType::PositionServo:
     case ActuatorType::Pid: {
       const JointType t = joint ? joint->getSpec().type : JointType::Revolute;
-      const bool translational =
-          t == JointType::Prismatic || t == JointType::Translational || (t == JointType::Planar && a.coordinate < 2);
+      const bool translational = jointTypeInfo(t).isLength(a.coordinate);
       wideLo = translational ? -1.0 : -std::numbers::pi;
       wideHi = -wideLo;
       if (joint) {

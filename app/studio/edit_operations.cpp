@@ -3,6 +3,7 @@
 
 #include <articula/error.hpp>
 #include <articula/io/scene_file.hpp>
+#include <articula/joint_types.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -858,14 +859,14 @@ void changeJointType(World& world, const ObjectRef& jointRef, JointType type) {
     spec.armature.resize(0);
     spec.coulombFriction.resize(0);
   }
-  if (type == JointType::Ball || type == JointType::Free) {
+  if (!jointTypeInfo(type).vectorPositions()) {
     // Their configuration is not a vector: no springs, no position limits.
     spec.restPositions.resize(0);
     spec.springStiffness.resize(0);
     spec.positionLowerLimits.resize(0);
     spec.positionUpperLimits.resize(0);
   }
-  if ((type == JointType::Universal || type == JointType::Planar) && spec.axis.cross(spec.axis2).norm() < 1e-6) {
+  if (jointTypeInfo(type).numAxes == 2 && spec.axis.cross(spec.axis2).norm() < 1e-6) {
     // The kept first axis needs a second one that is not parallel to it.
     spec.axis2 = spec.axis.unitOrthogonal();
   }

@@ -8,6 +8,7 @@
 #include "simulation.hpp"
 
 #include <articula/error.hpp>
+#include <articula/joint_types.hpp>
 
 #include <QCheckBox>
 #include <QColor>
@@ -145,55 +146,30 @@ Matrix3d rotationFromRollPitchYaw(const Vector3d& rpy) {
 
 // Whether position coordinate `i` of a joint type is an angle.
 bool isAngleCoordinate(JointType type, int i) {
-  switch (type) {
-    case JointType::Revolute:
-    case JointType::Screw:
-    case JointType::Universal:
-    case JointType::Euler:
-      return true;
-    case JointType::Planar:
-      return i == 2;
-    default:
-      return false;
-  }
+  return jointTypeInfo(type).isAngle(i);
 }
 
 // Whether the joint's position coordinates are a vector (not a quaternion).
 bool hasVectorCoordinates(JointType type) {
-  return type != JointType::Ball && type != JointType::Free;
+  return jointTypeInfo(type).vectorPositions();
 }
 
+// "θ (deg)", "x (m)", "qw": the table's name with the unit the field shows.
 QString coordinateName(JointType type, int i) {
-  switch (type) {
-    case JointType::Ball: {
-      static const char* names[] = {"qx", "qy", "qz", "qw"};
-      return QString::fromLatin1(names[i]);
-    }
-    case JointType::Free: {
-      static const char* names[] = {"x (m)", "y (m)", "z (m)", "qx", "qy", "qz", "qw"};
-      return QString::fromLatin1(names[i]);
-    }
-    case JointType::Planar: {
-      static const char* names[] = {"x (m)", "y (m)", "θ (deg)"};
-      return QString::fromUtf8(names[i]);
-    }
-    case JointType::Translational: {
-      static const char* names[] = {"x (m)", "y (m)", "z (m)"};
-      return QString::fromLatin1(names[i]);
-    }
-    default:
-      return QStringLiteral("q%1 %2").arg(i).arg(isAngleCoordinate(type, i) ? QStringLiteral("(deg)")
-                                                                            : QStringLiteral("(m)"));
-  }
+  const JointTypeInfo& info = jointTypeInfo(type);
+  const std::string_view name = info.positionName[static_cast<std::size_t>(i)];
+  const QString base = QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+  if (info.isAngle(i)) return base + QStringLiteral(" (deg)");
+  if (info.isLength(i)) return base + QStringLiteral(" (m)");
+  return base;
 }
 
 bool hasAxis(JointType type) {
-  return type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Screw ||
-         type == JointType::Universal || type == JointType::Planar;
+  return jointTypeInfo(type).numAxes >= 1;
 }
 
 bool hasAxis2(JointType type) {
-  return type == JointType::Universal || type == JointType::Planar;
+  return jointTypeInfo(type).numAxes >= 2;
 }
 
 // ---- bodies --------------------------------------------------------------------
@@ -965,7 +941,7 @@ void Inspector::setJointCoordinate(const ObjectRef& jointRef, int index, double 
     VectorXd qj = joint.getPositions();
     qj[index] = value;
     // Quaternion coordinates stay unit quaternions.
-    const int quaternionStart = joint.type() == JointType::Ball ? 0 : joint.type() == JointType::Free ? 3 : -1;
+    const int quaternionStart = jointTypeInfo(joint.type()).quaternionStart;
     if (quaternionStart >= 0) {
       const double n = qj.segment<4>(quaternionStart).norm();
       if (!(n > 1e-12)) throw InvalidArgument("the orientation quaternion must not be zero");
@@ -1139,7 +1115,7 @@ void Inspector::buildJoint() {
   addNameField();
 
   QStringList typeNames;
-  for (int t = 0; t <= static_cast<int>(JointType::Free); ++t) typeNames << qs(toString(static_cast<JointType>(t)));
+  for (const JointTypeInfo& info : jointTypes()) typeNames << qs(info.name);
   addChoice(
       tr("Type"), QStringLiteral("type"), typeNames,
       [ref](const World& w) { return static_cast<int>(need(findJoint(w, ref), ref).type()); },

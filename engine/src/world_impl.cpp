@@ -2,6 +2,8 @@
 
 #include "joint_model.hpp"
 
+#include <articula/joint_types.hpp>
+
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
@@ -79,25 +81,16 @@ JointSpec normalizedJointSpec(const JointSpec& spec, const std::string& where) {
   const int nv = numDofs(s.type);
   checkIsometry(s.parentOffset, where, "parentOffset");
   checkIsometry(s.childOffset, where, "childOffset");
-  switch (s.type) {
-    case JointType::Revolute:
-    case JointType::Prismatic:
-    case JointType::Screw:
-      s.axis = unitAxis(s.axis, where, "axis");
-      break;
-    case JointType::Universal:
-    case JointType::Planar:
-      s.axis = unitAxis(s.axis, where, "axis");
-      s.axis2 = unitAxis(s.axis2, where, "axis2");
-      if (s.axis.cross(s.axis2).norm() < 1e-6) {
-        throw InvalidArgument(where + ": axis and axis2 must not be parallel");
-      }
-      if (s.type == JointType::Planar && std::abs(s.axis.dot(s.axis2)) > 1e-9) {
-        throw InvalidArgument(where + ": planar joint axes must be orthogonal");
-      }
-      break;
-    default:
-      break;
+  const JointTypeInfo& info = jointTypeInfo(s.type);
+  if (info.numAxes >= 1) s.axis = unitAxis(s.axis, where, "axis");
+  if (info.numAxes >= 2) {
+    s.axis2 = unitAxis(s.axis2, where, "axis2");
+    if (s.axis.cross(s.axis2).norm() < 1e-6) {
+      throw InvalidArgument(where + ": axis and axis2 must not be parallel");
+    }
+    if (s.type == JointType::Planar && std::abs(s.axis.dot(s.axis2)) > 1e-9) {
+      throw InvalidArgument(where + ": planar joint axes must be orthogonal");
+    }
   }
   if (!std::isfinite(s.pitch)) throw InvalidArgument(where + ": pitch must be finite");
   s.positionLowerLimits =
@@ -389,8 +382,7 @@ void WorldImpl::compile() {
     if (js.type == JointType::Planar) axes[2] = js.axis.cross(js.axis2).normalized();
     m.jnt_axes.push_back(axes);
     m.jnt_pitch.push_back(js.pitch);
-    m.jnt_constantS.push_back(js.type != JointType::Universal && js.type != JointType::Euler &&
-                              js.type != JointType::Planar);
+    m.jnt_constantS.push_back(jointTypeInfo(js.type).constantMotionSubspace);
     for (int k = 0; k < nv; ++k) m.dof_body.push_back(m.nbody);
     initQ.push_back(q);
     initV.push_back(v);

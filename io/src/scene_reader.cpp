@@ -5,6 +5,7 @@
 
 #include <articula/io/load_checks.hpp>
 #include <articula/io/scene_file.hpp>
+#include <articula/joint_types.hpp>
 
 #include <tinyxml2.h>
 
@@ -318,20 +319,11 @@ class Reader {
     JointSpec js;
     js.name = text(e, "name");
     const std::string type = text(e, "type");
-    bool known = false;
-    for (const auto t :
-         {JointType::Weld, JointType::Revolute, JointType::Prismatic, JointType::Screw, JointType::Universal,
-          JointType::Ball, JointType::Euler, JointType::Planar, JointType::Translational, JointType::Free}) {
-      if (toString(t) == type) {
-        js.type = t;
-        known = true;
-      }
-    }
-    if (!known) fail(e, "unknown joint type '" + type + "'");
+    if (!jointTypeFromString(type, js.type)) fail(e, "unknown joint type '" + type + "'");
     js.axis = vector3(e, "axis");
     if (has(e, "axis2")) js.axis2 = vector3(e, "axis2");
     const std::string order = has(e, "euler_order") ? text(e, "euler_order") : "xyz";
-    known = false;
+    bool known = false;
     for (const auto o : {EulerOrder::XYZ, EulerOrder::ZYX, EulerOrder::ZYZ, EulerOrder::XZY, EulerOrder::YXZ,
                          EulerOrder::YZX, EulerOrder::ZXY}) {
       if (order == eulerOrderName(o)) {

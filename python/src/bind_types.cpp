@@ -1,6 +1,8 @@
 // Value types: enums, options, inertia, geometry, joint specs, results.
 #include "common.hpp"
 
+#include <articula/joint_types.hpp>
+
 #include <sstream>
 
 namespace articula::python {
@@ -291,6 +293,39 @@ void bindTypes(py::module_& m) {
   m.def("num_positions", py::overload_cast<JointType>(&numPositions), py::arg("type"),
         "Position coordinates of a joint type.");
   m.def("num_dofs", py::overload_cast<JointType>(&numDofs), py::arg("type"), "Velocity coordinates of a joint type.");
+  m.def(
+      "joint_type_info",
+      [](JointType type) {
+        const JointTypeInfo& info = jointTypeInfo(type);
+        py::dict d;
+        d["name"] = std::string(info.name);
+        d["num_positions"] = info.numPositions;
+        d["num_dofs"] = info.numDofs;
+        d["num_axes"] = info.numAxes;
+        d["quaternion_start"] = info.quaternionStart;
+        d["constant_motion_subspace"] = info.constantMotionSubspace;
+        py::list kinds;
+        py::list names;
+        for (int i = 0; i < info.numPositions; ++i) {
+          const auto k = info.positionKind[static_cast<std::size_t>(i)];
+          kinds.append(k == CoordinateKind::Angle ? "angle" : k == CoordinateKind::Length ? "length" : "quaternion");
+          names.append(std::string(info.positionName[static_cast<std::size_t>(i)]));
+        }
+        d["position_kinds"] = kinds;
+        d["position_names"] = names;
+        py::list angular;
+        py::list dofNames;
+        for (int k = 0; k < info.numDofs; ++k) {
+          angular.append(info.angularDof[static_cast<std::size_t>(k)]);
+          dofNames.append(std::string(info.dofName[static_cast<std::size_t>(k)]));
+        }
+        d["angular_dofs"] = angular;
+        d["dof_names"] = dofNames;
+        return d;
+      },
+      py::arg("type"),
+      "Facts of a joint type (the table the engine, viewer and studio read): coordinate counts, spec axes, "
+      "what each coordinate is and its name.");
   py::class_<JointSpec>(m, "JointSpec", "A joint: type, axes, offsets, limits, springs, damping, friction.")
       .def(py::init<>())
       .def_readwrite("name", &JointSpec::name)

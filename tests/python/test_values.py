@@ -343,3 +343,30 @@ def test_mesh_parts_colour_runs_of_triangles():
     geometry.parts = [articula.MeshPart(1, 2, [0, 0, 1, 1])]  # past the last triangle
     with pytest.raises(articula.InvalidArgument, match="part 0 covers triangles 1..2"):
         body.add_visual_shape(articula.VisualShapeOptions(geometry))
+
+
+def test_joint_type_info_agrees_with_built_joints():
+    """The joint-type table, read from Python, matches joints the engine builds."""
+    for name in ["WELD", "REVOLUTE", "PRISMATIC", "SCREW", "UNIVERSAL", "BALL", "EULER", "PLANAR",
+                 "TRANSLATIONAL", "FREE"]:
+        jt = getattr(articula.JointType, name)
+        info = articula.joint_type_info(jt)
+        assert info["name"] == name.lower()
+        assert info["num_positions"] == articula.num_positions(jt)
+        assert info["num_dofs"] == articula.num_dofs(jt)
+        assert len(info["position_kinds"]) == info["num_positions"]
+        assert len(info["position_names"]) == info["num_positions"]
+        assert len(info["angular_dofs"]) == info["num_dofs"]
+        assert len(info["dof_names"]) == info["num_dofs"]
+        quaternion = [k == "quaternion" for k in info["position_kinds"]]
+        if info["quaternion_start"] >= 0:
+            s = info["quaternion_start"]
+            assert quaternion[s:s + 4] == [True] * 4 and sum(quaternion) == 4
+        else:
+            assert not any(quaternion)
+    planar = articula.joint_type_info(articula.JointType.PLANAR)
+    assert planar["position_kinds"] == ["length", "length", "angle"]
+    assert planar["angular_dofs"] == [False, False, True]
+    assert planar["num_axes"] == 2 and not planar["constant_motion_subspace"]
+    free = articula.joint_type_info(articula.JointType.FREE)
+    assert free["angular_dofs"] == [True, True, True, False, False, False]

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace articula;
@@ -83,6 +84,29 @@ class TestReconcile : public QObject {
     QCOMPARE(d.numPositions, w.numPositions());
     QCOMPARE(static_cast<int>(d.positionNames.size()), w.numPositions());
     QCOMPARE(d.findShape(12345), -1);
+  }
+
+  // The drawn axis follows the joint-type table: a joint's own axis, a
+  // planar joint's rotation axis (the normal of its plane), none for types
+  // without one.
+  void jointAxesFollowTheJointTypeTable() {
+    World w;
+    Multibody mb = w.addMultibody("m");
+    LinkOptions lo;
+    lo.inertia = Inertia::box(1.0, Vector3d(0.1, 0.1, 0.1));
+    lo.name = "slider";
+    const Link a = mb.addLink(lo, JointSpec::planar(Vector3d::UnitY(), Vector3d::UnitZ()));
+    lo.name = "hinge";
+    const Link b = mb.addLink(lo, a, JointSpec::revolute(Vector3d(0.0, 0.6, 0.8)));
+    lo.name = "ball";
+    mb.addLink(lo, b, JointSpec::ball());
+    const SceneDescription d = describeScene(w);
+    QCOMPARE(d.joints.size(), std::size_t{3});
+    std::map<std::string, Vector3d> axes;
+    for (const JointDescription& j : d.joints) axes[d.bodies[j.childBody].name] = j.axis;
+    QVERIFY(axes.at("m/slider").isApprox(Vector3d::UnitX()));
+    QVERIFY(axes.at("m/hinge").isApprox(Vector3d(0.0, 0.6, 0.8)));
+    QCOMPARE(axes.at("m/ball").squaredNorm(), 0.0);
   }
 
   void firstReconcileAddsEverythingThenNothingChanges() {

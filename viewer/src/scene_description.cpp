@@ -1,5 +1,6 @@
 #include <articula/viewer/scene_description.hpp>
 
+#include <articula/joint_types.hpp>
 #include <articula/multibody.hpp>
 #include <articula/world.hpp>
 
@@ -26,11 +27,6 @@ std::uint64_t hashValue(const T& value, std::uint64_t h) {
 
 std::uint64_t hashVector(const Vector3d& v, std::uint64_t h) {
   return detail::fnv1a(v.data(), 3 * sizeof(double), h);
-}
-
-bool hasAxis(JointType type) {
-  return type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Screw ||
-         type == JointType::Universal;
 }
 
 }  // namespace
@@ -155,7 +151,16 @@ SceneDescription describeScene(const World& world, std::uint64_t version) {
       jd.name = mb.name() + "/" + joint.name();
       jd.childBody = index;
       jd.childOffset = spec.childOffset;
-      if (hasAxis(spec.type)) jd.axis = spec.axis.normalized();
+      switch (jointTypeInfo(spec.type).shownAxis) {
+        case ShownAxis::Axis:
+          jd.axis = spec.axis.normalized();
+          break;
+        case ShownAxis::Normal:
+          jd.axis = spec.axis.cross(spec.axis2).normalized();
+          break;
+        case ShownAxis::None:
+          break;
+      }
       jd.prismatic = spec.type == JointType::Prismatic;
       if (const std::optional<StateSegment> seg = space.segment(mb.name(), joint.name());
           seg && seg->numPositions > 0) {
