@@ -40,11 +40,65 @@ class Filter : public btOverlapFilterCallback {
   std::function<bool(int, int)> m_f;
 };
 
+// A convex shape whose bounding box lies farther from a plane than the
+// contact threshold cannot touch it, yet Bullet's convex–plane algorithm
+// tries every perturbed orientation of the shape each step while the
+// manifold holds fewer points than the multipoint threshold, which is
+// always the case for a shape that does not touch. Such pairs, with an
+// empty manifold, are not dispatched; every other pair is. The bound is
+// conservative: Bullet's points are vertices of the shape at its pose
+// (the perturbation only picks which vertex), and the box (grown by the
+// contact threshold already) holds them all.
+// The dispatcher, with the scratch array the near callback lists a pair's
+// manifolds into (reserved up front: a step does not allocate).
+struct Dispatcher : btCollisionDispatcher {
+  explicit Dispatcher(btCollisionConfiguration* config) : btCollisionDispatcher(config) { manifolds.reserve(16); }
+  btManifoldArray manifolds;
+};
+
+bool emptyManifolds(const btBroadphasePair& pair, btManifoldArray& manifolds) {
+  if (pair.m_algorithm == nullptr) return true;
+  manifolds.resizeNoInitialize(0);
+  pair.m_algorithm->getAllContactManifolds(manifolds);
+  for (int k = 0; k < manifolds.size(); ++k)
+    if (manifolds[k]->getNumContacts() > 0) return false;
+  return true;
+}
+
+bool farFromPlane(const btCollisionObject& plane, const btBroadphaseProxy& other) {
+  const auto* shape = static_cast<const btStaticPlaneShape*>(plane.getCollisionShape());
+  const btTransform& X = plane.getWorldTransform();
+  const btVector3 n = X.getBasis() * shape->getPlaneNormal();
+  const btScalar c = n.dot(X.getOrigin()) + shape->getPlaneConstant();  // n·x = c on the plane (unit n)
+  const btVector3 centre = btScalar(0.5) * (other.m_aabbMin + other.m_aabbMax);
+  const btVector3 half = btScalar(0.5) * (other.m_aabbMax - other.m_aabbMin);
+  const btScalar lowest =
+      n.dot(centre) - (std::abs(n.x()) * half.x() + std::abs(n.y()) * half.y() + std::abs(n.z()) * half.z());
+  const auto* otherObject = static_cast<const btCollisionObject*>(other.m_clientObject);
+  const btScalar threshold =
+      std::max(gContactBreakingThreshold,
+               otherObject->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold));
+  return lowest - c > threshold;
+}
+
+void nearCallback(btBroadphasePair& pair, btCollisionDispatcher& dispatcher, const btDispatcherInfo& info) {
+  const auto* o0 = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+  const auto* o1 = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+  const bool plane0 = o0->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
+  const bool plane1 = o1->getCollisionShape()->getShapeType() == STATIC_PLANE_PROXYTYPE;
+  if (plane0 != plane1 && (plane0 ? o1 : o0)->getCollisionShape()->isConvex() &&
+      farFromPlane(plane0 ? *o0 : *o1, plane0 ? *pair.m_pProxy1 : *pair.m_pProxy0) &&
+      emptyManifolds(pair, static_cast<Dispatcher&>(dispatcher).manifolds)) {
+    return;
+  }
+  btCollisionDispatcher::defaultNearCallback(pair, dispatcher, info);
+}
+
 }  // namespace
 
 struct CollisionDetector::Impl {
   btDefaultCollisionConfiguration config;
-  btCollisionDispatcher dispatcher{&config};
+  Dispatcher dispatcher{&config};
   btDbvtBroadphase broadphase;
   btCollisionWorld world{&dispatcher, &broadphase, &config};
   std::unique_ptr<Filter> filter;
@@ -118,6 +172,7 @@ CollisionDetector::CollisionDetector(const std::vector<ShapeInput>& shapes, std:
   // (boxes on a plane get their four corners in the first step).
   I.config.setPlaneConvexMultipointIterations(8, 4);
   I.config.setConvexConvexMultipointIterations(8, 4);
+  I.dispatcher.setNearCallback(&nearCallback);
   I.filter = std::make_unique<Filter>(std::move(mayCollide));
   I.world.getPairCache()->setOverlapFilterCallback(I.filter.get());
   I.world.setForceUpdateAllAabbs(false);
