@@ -23,6 +23,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Converged steps in a row after which an unconverged solve records a new
+// warning (one second at the default step).
+constexpr long kQuietStepsBeforeNewWarning = 1000;
+
 double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -359,7 +363,11 @@ void WorldImpl::stepOnce() {
              << " (ConstraintSolverOptions::convergenceTolerance); StepDiagnostics::converged says which steps";
           warn(os.str());
         }
-      } else {
+        convergedRun = 0;
+      } else if (++convergedRun >= kQuietStepsBeforeNewWarning) {
+        // A solve that converges on and off (a pile, a stack near its
+        // tolerance) records one warning, not one (and an allocation) every
+        // few steps.
         unconvergedRun = 0;
       }
       // Fallback warnings, like the convergence one, are recorded when a run

@@ -309,8 +309,10 @@ class WorldImpl {
   std::deque<std::string> warnings;
   bool warnedRk4Constraints = false;
   // Steps in a row whose constraint solve did not converge (a warning is
-  // recorded when a run of them starts).
+  // recorded when a run of them starts), and steps in a row whose solve
+  // did (a new run needs kQuietStepsBeforeNewWarning of them first).
   long unconvergedRun = 0;
+  long convergedRun = 0;
   struct {
     bool degenerate = false;  // the last step's pivoting fell back on a degenerate island
     bool tooLarge = false;    // ... or on an island too large for it

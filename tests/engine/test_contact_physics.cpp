@@ -142,6 +142,7 @@ class TestContactPhysics : public QObject {
  private slots:
   void boxRestsOnGround_data();
   void boxRestsOnGround();
+  void unconvergedWarningsDoNotRepeat();
   void boxSticksOnIncline_data();
   void boxSticksOnIncline();
   void boxSlidesDownIncline_data();
@@ -879,6 +880,52 @@ void TestContactPhysics::frictionPolygonDirections() {
   ARTICULA_CHECK(v1 > 0.5, QString("the box stopped too early: v = %1 m/s").arg(num(v1, kDigits)));
   ARTICULA_CHECK(std::abs(decel / expected - 1.0) <= 0.01,
                  QString("deceleration %1 m/s², expected %2").arg(num(decel, kDigits), num(expected, kDigits)));
+}
+
+// An unconverged solve records a warning when a run of them starts; a
+// solve that converges on and off records one, and a new one only after
+// a second (1000 steps) of converged solves.
+void TestContactPhysics::unconvergedWarningsDoNotRepeat() {
+  World w;
+  w.addGroundPlane();
+  RigidBodyOptions o;
+  o.inertia = Inertia::box(1.0, Vector3d::Constant(0.2));
+  o.pose.translation() = Vector3d(0.0, 0.0, 0.1);
+  RigidBody box = w.addRigidBody("box", o);
+  CollisionShapeOptions shape;
+  shape.geometry = Geometry::box(Vector3d::Constant(0.2));
+  box.addCollisionShape(shape);
+  WorldOptions loose = w.getOptions();
+  WorldOptions strict = loose;
+  strict.solver.convergenceTolerance = 1e-300;  // one sweep after a kick does not meet it
+  strict.solver.maxIterations = 1;
+  loose.solver.convergenceTolerance = 1e3;  // every solve does
+  const auto convergenceWarnings = [&w] {
+    int n = 0;
+    for (const std::string& s : w.getWarnings()) n += s.find("did not converge") != std::string::npos;
+    return n;
+  };
+  w.setOptions(loose);
+  w.step(10);
+  QCOMPARE(convergenceWarnings(), 0);
+  // On and off: one warning.
+  for (int k = 0; k < 20; ++k) {
+    w.setOptions(strict);
+    box.setVelocityWorld(Vector3d(0.01, 0.0, -0.05), Vector3d(0.0, 0.1, 0.0));
+    w.step();
+    QVERIFY(!w.getStepDiagnostics().converged);
+    w.setOptions(loose);
+    w.step(5);
+    QVERIFY(w.getStepDiagnostics().converged);
+  }
+  QCOMPARE(convergenceWarnings(), 1);
+  // After a second of converged solves, the next unconverged one warns again.
+  w.step(1000);
+  w.setOptions(strict);
+  box.setVelocityWorld(Vector3d(0.01, 0.0, -0.05), Vector3d(0.0, 0.1, 0.0));
+  w.step();
+  QVERIFY(!w.getStepDiagnostics().converged);
+  QCOMPARE(convergenceWarnings(), 2);
 }
 
 QTEST_APPLESS_MAIN(TestContactPhysics)
