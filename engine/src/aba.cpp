@@ -330,14 +330,9 @@ void articulatedImpulseResponse(const Model& m, Data& d, int b0, int b1, int vad
   // A lone six-DoF body on the world (a rigid body): the response is its
   // inverse inertia applied to the impulse.
   if (b1 - b0 == 1 && m.jnt_nv[static_cast<std::size_t>(b0)] == 6 && m.body_parent[static_cast<std::size_t>(b0)] < 0) {
-    const auto b = static_cast<std::size_t>(b0);
-    const int va = m.jnt_vadr[b];
     const Eigen::Map<const Vector6d> t(tau);
     Eigen::Map<Vector6d> out(dv);
-    out.noalias() = d.Dinv[b] * t;
-    d.fI[b].setZero();
-    d.uI.segment<6>(va) = t;
-    d.aI[b].noalias() = d.Sw.middleCols<6>(va) * out;
+    out.noalias() = d.Dinv[static_cast<std::size_t>(b0)] * t;
     return;
   }
   // Pass 2 with zero velocity and no external forces: the bias forces come

@@ -29,7 +29,8 @@ void articulatedBodyAlgorithm(const Model& m, const VectorXd& v, const VectorXd&
 // vadr0) to a generalized impulse: dv = M̃⁻¹ tau with M̃ the joint-space
 // inertia plus the extra diagonal of the last articulatedBodyAlgorithm call
 // on that tree (whose IA, U, Dinv and Sw it reuses; O(n) per call).
-// `tau` and `dv` are relative to vadr0. Writes fI, aI, uI.
+// `tau` and `dv` are relative to vadr0. Writes fI, aI, uI (except for a
+// lone six-DoF body, whose response is its inverse inertia times tau).
 void articulatedImpulseResponse(const Model& m, Data& d, int b0, int b1, int vadr0, const double* tau, double* dv);
 
 // Recursive Newton–Euler (Featherstone Table 5.1) over bodies [b0, b1):

@@ -137,6 +137,25 @@ inline void packedAxpy(double* v, double s, const double* MJ, int n) {
   for (int i = 0; i < n; ++i) v[i] += s * MJ[i];
 }
 
+// The natural residual |λ − clamp(λ − w/d)|·d of packed rows at the
+// velocities v (boxedResidual's measure, on the packed copy).
+double packedResidual(const PackedRow* rows, int count, const double* vd) {
+  double worst = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const PackedRow& p = rows[k];
+    double lo = p.lo;
+    double hi = p.hi;
+    if (p.normal >= 0) {
+      hi = p.mu * std::max(0.0, rows[p.normal].lambda);
+      lo = -hi;
+    }
+    double w = p.soft * p.lambda - p.target + packedDot(p.J[0], vd + p.vadr[0], p.n[0]);
+    if (p.nside == 2) w += packedDot(p.J[1], vd + p.vadr[1], p.n[1]);
+    worst = std::max(worst, std::abs(p.lambda - std::clamp(p.lambda - w / p.den, lo, hi)) * p.den);
+  }
+  return worst;
+}
+
 // Projected Gauss–Seidel over rows order[i0, i1). `position` solves the
 // split-impulse problem (normal rows only, targets rhsPosition). The rows
 // are first packed in sweep order (sc.packed) with everything an update
@@ -145,6 +164,7 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const Const
                          bool position, VectorXd& v, double& residual, int maxSweeps = -1, double tolerance = -1.0) {
   auto& packed = sc.packed;
   packed.clear();
+  sc.normalSlots.clear();
   auto takesPart = [&](const ConstraintRow& r) {
     return r.diag > 0.0 && (!position || r.kind == RowKind::ContactNormal);
   };
@@ -167,7 +187,8 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const Const
     }
     p.row = index;
     p.soft = softness(opt, r);
-    p.invDen = 1.0 / (r.diag + p.soft);
+    p.den = r.diag + p.soft;
+    p.invDen = 1.0 / p.den;
     p.normal = -1;
     p.mu = r.mu;
     if (position) {
@@ -183,19 +204,38 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const Const
       p.lambda = r.lambda;
       p.target = r.rhs;
     }
+    if (r.kind == RowKind::ContactNormal) sc.normalSlots.push_back(static_cast<int>(packed.size()));
     packed.push_back(p);
   }
+  // Backward sweeps visit the contact normal rows back to front; the other
+  // rows (friction, limits, ...) keep their order and their place after the
+  // normals they depend on.
+  sc.backward.resize(packed.size());
+  for (int k = 0; k < count; ++k) sc.backward[static_cast<std::size_t>(k)] = k;
+  const auto nn = sc.normalSlots.size();
+  for (std::size_t k = 0; k < nn; ++k)
+    sc.backward[static_cast<std::size_t>(sc.normalSlots[k])] = sc.normalSlots[nn - 1 - k];
 
   int it = 0;
   residual = 0.0;
   const int maxIt = std::max(1, maxSweeps > 0 ? maxSweeps : opt.maxIterations);
   const double stop = tolerance >= 0.0 ? tolerance : opt.tolerance;
+  // A solve whose residual is a thousandth of the tolerance every step is
+  // judged by is done, as the Newton methods stop: stopping at the
+  // tolerance itself leaves errors of one sign that let two leaning slabs
+  // gain energy and fall (engine_contact_solvers, card house). `tolerance`
+  // = 0 (a fixed number of sweeps) turns this off.
+  const double residualStop = tolerance >= 0.0 ? -1.0 : 1e-3 * opt.convergenceTolerance;
   double* vd = v.data();
   PackedRow* rows = packed.data();
   for (it = 1; it <= maxIt; ++it) {
     double maxDelta = 0.0;
-    for (int k = 0; k < count; ++k) {
-      PackedRow& p = rows[k];
+    double maxChange = 0.0;  // largest |Δλ|·(A_rr + softness): the in-sweep residual, m/s
+    // Odd sweeps run front to back, even ones take the contact normals back
+    // to front, so that a stack passes its load both ways every two sweeps.
+    const int* order = it % 2 == 0 ? sc.backward.data() : nullptr;
+    for (int kk = 0; kk < count; ++kk) {
+      PackedRow& p = rows[order != nullptr ? order[kk] : kk];
       double lo = p.lo;
       double hi = p.hi;
       if (p.normal >= 0) {
@@ -211,10 +251,14 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const Const
         if (p.nside == 2) packedAxpy(vd + p.vadr[1], delta, p.MJ[1], p.n[1]);
         p.lambda = next;
         maxDelta = std::max(maxDelta, std::abs(delta));
+        maxChange = std::max(maxChange, std::abs(delta) * p.den);
       }
     }
     residual = maxDelta;
     if (maxDelta <= stop) break;
+    // The in-sweep value is measured while the sweep moves the velocities;
+    // the residual at the end of the sweep decides.
+    if (maxChange <= residualStop && packedResidual(rows, count, vd) <= residualStop) break;
   }
   for (const PackedRow& p : packed) {
     auto& r = ws.rows[static_cast<std::size_t>(p.row)];
@@ -596,7 +640,11 @@ double* RowBuilder::side(int r, int owner) {
     if (R.side[s].owner == owner) return ws_.J.data() + R.side[s].offset;
   const int nv = m_.owner_nv[static_cast<std::size_t>(owner)];
   const int offset = static_cast<int>(ws_.J.size());
-  ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
+  if (nv <= 8) {
+    for (int k = 0; k < nv; ++k) ws_.J.push_back(0.0);  // cheaper than resize's fill-insert for a few entries
+  } else {
+    ws_.J.resize(ws_.J.size() + static_cast<std::size_t>(nv), 0.0);
+  }
   R.side[R.nside].owner = owner;
   R.side[R.nside].offset = offset;
   R.side[R.nside].vadr = m_.owner_vadr[static_cast<std::size_t>(owner)];
@@ -612,6 +660,17 @@ void RowBuilder::pointTerm(int r, int body, const Vector3d& p, const Vector3d& d
   const int vadr0 = m_.owner_vadr[static_cast<std::size_t>(owner)];
   const Vector3d mom = (p - d_.Ow[bb]).cross(dir);
   double* J = side(r, owner);
+  if (m_.body_parent[bb] < 0 && m_.jnt_nv[bb] == 6 && m_.owner_nv[static_cast<std::size_t>(owner)] == 6) {
+    // A lone six-DoF body (rigid bodies, free one-link multibodies): one
+    // side of six entries, the same sums as the general loop below.
+    const int va = m_.jnt_vadr[bb];
+    for (int k = 0; k < 6; ++k) {
+      const double* s = d_.Sw.col(va + k).data();
+      J[k] += sign *
+              ((mom.x() * s[0] + mom.y() * s[1] + mom.z() * s[2]) + (dir.x() * s[3] + dir.y() * s[4] + dir.z() * s[5]));
+    }
+    return;
+  }
   for (int b = body; b >= 0; b = m_.body_parent[static_cast<std::size_t>(b)]) {
     const auto bi = static_cast<std::size_t>(b);
     const int va = m_.jnt_vadr[bi];

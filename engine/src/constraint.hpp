@@ -82,7 +82,8 @@ struct PackedRow {
   int nside;
   int normal;     // friction rows: the packed index of their normal row, else −1
   int row;        // index in ConstraintWorkspace::rows
-  double invDen;  // 1 / (A_rr + softness)
+  double den;     // A_rr + softness
+  double invDen;  // 1 / den
   double soft;    // softness
   double target;  // velocity (or split-impulse) target
   double lo, hi;  // bounds (friction rows: ±mu·λ_normal instead)
@@ -95,6 +96,8 @@ struct PackedRow {
 // Islands solved at the same time (Executor) each use their own.
 struct IslandScratch {
   std::vector<PackedRow> packed;  // projected Gauss–Seidel: the island's rows in sweep order
+  std::vector<int> backward;      // and the order of its backward sweeps (packed indices)
+  std::vector<int> normalSlots;   // packed indices of contact normal rows
   // pivoting
   MatrixXd A, Lfac;
   VectorXd b, lo, hi, lam, lamPrevious, w, dlam, dw, x, col;
@@ -193,9 +196,38 @@ inline bool usesFrictionCone(const ConstraintSolverOptions& opt) {
 inline int frictionRowCount(const ConstraintSolverOptions& opt) {
   return usesFrictionCone(opt) ? 2 : std::max(2, opt.frictionDirections / 2);
 }
-inline Vector3d frictionDirection(const Vector3d& t1, const Vector3d& t2, int k, int n) {
+// cos and sin of π·k/n, tabulated for the usual n (the same values as
+// computing them, without a libm call per row and step).
+inline void frictionCosSin(int k, int n, double& c, double& s) {
+  constexpr int kTabulated = 8;
+  struct Table {
+    double cs[kTabulated + 1][kTabulated][2];
+  };
+  static const Table table = [] {
+    Table t{};
+    for (int nn = 1; nn <= kTabulated; ++nn) {
+      for (int kk = 0; kk < nn; ++kk) {
+        const double phi = std::numbers::pi * kk / nn;
+        t.cs[nn][kk][0] = std::cos(phi);
+        t.cs[nn][kk][1] = std::sin(phi);
+      }
+    }
+    return t;
+  }();
+  if (n >= 1 && n <= kTabulated && k >= 0 && k < n) {
+    c = table.cs[n][k][0];
+    s = table.cs[n][k][1];
+    return;
+  }
   const double phi = std::numbers::pi * k / n;
-  return std::cos(phi) * t1 + std::sin(phi) * t2;
+  c = std::cos(phi);
+  s = std::sin(phi);
+}
+inline Vector3d frictionDirection(const Vector3d& t1, const Vector3d& t2, int k, int n) {
+  double c = 0.0;
+  double s = 0.0;
+  frictionCosSin(k, n, c, s);
+  return c * t1 + s * t2;
 }
 
 // Adds terms to constraint rows. Jacobians use the world-aligned motion

@@ -25,7 +25,8 @@ enum class ErrorCorrection {
 /// friction, joint limits, joint friction, loop closures, couplers,
 /// actuator locks). Method names (docs/contacts.md has the capability
 /// matrix):
-///   "projected-gauss-seidel"  iterative sweeps over the rows; maxIterations, tolerance and warm start apply (default)
+///   "projected-gauss-seidel"  sweeps over the rows, every second one taking the contact normals back to
+///                             front; maxIterations, tolerance and warm start apply (default)
 ///   "direct-pivoting"         Dantzig-style principal pivoting on each island's Delassus matrix;
 ///                             exact up to round-off, falls back to projected Gauss–Seidel on failure
 ///   "nonsmooth-newton"        the same boxed complementarity problem written as Fischer–Burmeister
@@ -36,8 +37,10 @@ enum class ErrorCorrection {
 ///                             search; unique solution, converges from any start
 struct ConstraintSolverOptions {
   std::string method = "projected-gauss-seidel";
-  int maxIterations = 50;      ///< projected Gauss–Seidel sweeps, or Newton iterations, per island
-  double tolerance = 1e-10;    ///< projected Gauss–Seidel: stop when an impulse changes less in a sweep (N·s)
+  int maxIterations = 50;  ///< projected Gauss–Seidel sweeps, or Newton iterations, per island
+  /// Projected Gauss–Seidel: stop when no impulse changes more than this in
+  /// a sweep (N·s), or when the residual is below convergenceTolerance / 1000.
+  double tolerance = 1e-10;
   bool warmStart = true;       ///< start from the previous step's impulses of persisting contacts
   int frictionDirections = 4;  ///< pyramid edges, even, ≥ 4: frictionDirections/2 two-sided rows ("convex": a cone)
   double restitutionThreshold = 0.05;  ///< approach speed below which restitution is ignored (m/s)
