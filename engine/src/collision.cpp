@@ -3,11 +3,11 @@
 #include "collision.hpp"
 
 #include "bullet_convert.hpp"
+#include "bullet_ellipsoid.hpp"
 
 #include <btBulletCollisionCommon.h>
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
-#include <BulletCollision/CollisionShapes/btMultiSphereShape.h>
 
 #include <algorithm>
 #include <cassert>
@@ -129,13 +129,8 @@ std::unique_ptr<btCollisionShape> makeShape(const Geometry& g, std::vector<std::
       s->setMargin(innerMargin(std::min(g.radius, 0.5 * g.length)));
       return s;
     }
-    case GeometryType::Ellipsoid: {
-      const btVector3 centre(0, 0, 0);
-      const btScalar one = 1;
-      auto s = std::make_unique<btMultiSphereShape>(&centre, &one, 1);
-      s->setLocalScaling(toBt(g.size));
-      return s;
-    }
+    case GeometryType::Ellipsoid:
+      return std::make_unique<EllipsoidShape>(toBt(g.size), innerMargin(g.size.minCoeff()));
     case GeometryType::Plane:
       return std::make_unique<btStaticPlaneShape>(btVector3(0, 0, 1), btScalar(0));
     case GeometryType::ConvexMesh: {

@@ -11,11 +11,11 @@
 #include "world_impl.hpp"
 
 #include "bullet_convert.hpp"
+#include "bullet_ellipsoid.hpp"
 
 #include <btBulletCollisionCommon.h>
 
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
-#include <BulletCollision/CollisionShapes/btMultiSphereShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpa2.h>
 #include <LinearMath/btConvexHullComputer.h>
@@ -104,15 +104,9 @@ void makeConvex(const Geometry& g, BtShapes& out) {
       out.shapes.push_back(std::move(s));
       return;
     }
-    case GeometryType::Ellipsoid: {
-      const btVector3 centre(0, 0, 0);
-      const btScalar one = 1;
-      auto s = std::make_unique<btMultiSphereShape>(&centre, &one, 1);
-      s->setLocalScaling(toBt(g.size));
-      s->setMargin(0);
-      out.shapes.push_back(std::move(s));
+    case GeometryType::Ellipsoid:
+      out.shapes.push_back(std::make_unique<EllipsoidShape>(toBt(g.size), btScalar(0)));
       return;
-    }
     case GeometryType::ConvexMesh: {
       auto s = std::make_unique<btConvexHullShape>();
       for (const auto& v : g.vertices) s->addPoint(toBt(v), false);
