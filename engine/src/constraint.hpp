@@ -308,4 +308,33 @@ bool pivotBoxedLcp(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const V
                    Eigen::Ref<VectorXd> hi, const int* findex, const double* mu, Eigen::Ref<VectorXd> lambda,
                    IslandScratch& sc, int& pivots);
 
+// ---- Shared by the constraint files: constraint.cpp (products of rows,
+// islands, the solve), constraint_rows.cpp, projected_gauss_seidel.cpp and
+// boxed_lcp_pivoting.cpp.
+
+// Islands with more rows than this are solved by projected Gauss–Seidel
+// even when pivoting is selected (the dense Delassus matrix grows as m²).
+inline constexpr int kMaxPivotingRows = 600;
+
+// Grows a scratch vector (never shrinks it: no reallocation for smaller islands).
+inline void growScratch(VectorXd& v, int n) {
+  if (v.size() < n) v.resize(n);
+}
+
+// J_r · v (buf = ws.J) over the row's trees.
+double rowDot(const ConstraintRow& r, const std::vector<double>& buf, const VectorXd& v);
+// v += scale · M̃⁻¹ J_rᵀ.
+void rowApply(const ConstraintWorkspace& ws, const ConstraintRow& r, double scale, VectorXd& v);
+// A_ij = J_i M̃⁻¹ J_jᵀ over the trees the two rows share.
+double delassus(const Model& m, const ConstraintWorkspace& ws, const ConstraintRow& ri, const ConstraintRow& rj);
+
+// Projected Gauss–Seidel over rows order[i0, i1) (`position`: the
+// split-impulse problem of the normal rows). Returns the sweeps run;
+// maxSweeps ≤ 0 and tolerance < 0 take the options' values.
+int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt, int i0, int i1,
+                         bool position, VectorXd& v, double& residual, int maxSweeps = -1, double tolerance = -1.0);
+// Pivoting on rows order[i0, i1). Returns false on failure (λ untouched).
+bool pivotingIsland(const Model& m, ConstraintWorkspace& ws, IslandScratch& sc, const ConstraintSolverOptions& opt,
+                    int i0, int i1, bool position, VectorXd& v, int& pivots);
+
 }  // namespace articula::detail
