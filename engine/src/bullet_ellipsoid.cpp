@@ -28,8 +28,8 @@ void EllipsoidShape::setMargin(btScalar margin) {
   // The inner body (the ellipsoid moved in by the margin along its normals)
   // is convex while the margin stays below the smallest radius of
   // curvature, a_min² / a_max.
-  const btScalar lo = m_axes.minAxis() == 0 ? m_axes.x() : m_axes.minAxis() == 1 ? m_axes.y() : m_axes.z();
-  const btScalar hi = m_axes.maxAxis() == 0 ? m_axes.x() : m_axes.maxAxis() == 1 ? m_axes.y() : m_axes.z();
+  const btScalar lo = m_axes[m_axes.minAxis()];
+  const btScalar hi = m_axes[m_axes.maxAxis()];
   m_collisionMargin = std::max(btScalar(0), std::min(margin, btScalar(0.5) * lo * lo / hi));
 }
 

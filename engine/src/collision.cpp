@@ -40,15 +40,6 @@ class Filter : public btOverlapFilterCallback {
   std::function<bool(int, int)> m_f;
 };
 
-// A convex shape whose bounding box lies farther from a plane than the
-// contact threshold cannot touch it, yet Bullet's convex–plane algorithm
-// tries every perturbed orientation of the shape each step while the
-// manifold holds fewer points than the multipoint threshold, which is
-// always the case for a shape that does not touch. Such pairs, with an
-// empty manifold, are not dispatched; every other pair is. The bound is
-// conservative: Bullet's points are vertices of the shape at its pose
-// (the perturbation only picks which vertex), and the box (grown by the
-// contact threshold already) holds them all.
 // The dispatcher, with the scratch array the near callback lists a pair's
 // manifolds into (reserved up front: a step does not allocate).
 struct Dispatcher : btCollisionDispatcher {
@@ -56,6 +47,15 @@ struct Dispatcher : btCollisionDispatcher {
   btManifoldArray manifolds;
 };
 
+// A convex shape whose bounding box lies farther from a plane than the
+// contact threshold cannot touch it, yet Bullet's convex–plane algorithm
+// tries every perturbed orientation of the shape each step while the
+// manifold holds fewer points than the multipoint threshold, which is
+// always the case for a shape that does not touch. Such pairs, with an
+// empty manifold, are not dispatched; every other pair is. The bound is
+// conservative: Bullet's points are vertices of the shape at its pose
+// (the perturbation only picks which vertex), and its bounding box holds
+// them all.
 bool emptyManifolds(const btBroadphasePair& pair, btManifoldArray& manifolds) {
   if (pair.m_algorithm == nullptr) return true;
   manifolds.resizeNoInitialize(0);

@@ -34,20 +34,29 @@ inline void packedAxpy(double* v, double s, const double* MJ, int n) {
   for (int i = 0; i < n; ++i) v[i] += s * MJ[i];
 }
 
+// A packed row's bounds (friction rows: ±μ·λ of their normal row) and its
+// velocity error w = J v − target + softness·λ at the velocities vd.
+inline double packedError(const PackedRow& p, const PackedRow* rows, const double* vd, double& lo, double& hi) {
+  lo = p.lo;
+  hi = p.hi;
+  if (p.normal >= 0) {
+    hi = p.mu * rows[p.normal].lambda;  // ≥ 0: normal rows are bounded below by 0
+    lo = -hi;
+  }
+  double w = p.soft * p.lambda - p.target + packedDot(p.J[0], vd + p.vadr[0], p.n[0]);
+  if (p.nside == 2) w += packedDot(p.J[1], vd + p.vadr[1], p.n[1]);
+  return w;
+}
+
 // The natural residual |λ − clamp(λ − w/d)|·d of packed rows at the
 // velocities v (boxedResidual's measure, on the packed copy).
 double packedResidual(const PackedRow* rows, int count, const double* vd) {
   double worst = 0.0;
   for (int k = 0; k < count; ++k) {
     const PackedRow& p = rows[k];
-    double lo = p.lo;
-    double hi = p.hi;
-    if (p.normal >= 0) {
-      hi = p.mu * std::max(0.0, rows[p.normal].lambda);
-      lo = -hi;
-    }
-    double w = p.soft * p.lambda - p.target + packedDot(p.J[0], vd + p.vadr[0], p.n[0]);
-    if (p.nside == 2) w += packedDot(p.J[1], vd + p.vadr[1], p.n[1]);
+    double lo = 0.0;
+    double hi = 0.0;
+    const double w = packedError(p, rows, vd, lo, hi);
     worst = std::max(worst, std::abs(p.lambda - std::clamp(p.lambda - w / p.den, lo, hi)) * p.den);
   }
   return worst;
@@ -135,14 +144,9 @@ int projectedGaussSeidel(ConstraintWorkspace& ws, IslandScratch& sc, const Const
     const int* order = it % 2 == 0 ? sc.backward.data() : nullptr;
     for (int kk = 0; kk < count; ++kk) {
       PackedRow& p = rows[order != nullptr ? order[kk] : kk];
-      double lo = p.lo;
-      double hi = p.hi;
-      if (p.normal >= 0) {
-        hi = p.mu * rows[p.normal].lambda;
-        lo = -hi;
-      }
-      double w = p.soft * p.lambda - p.target + packedDot(p.J[0], vd + p.vadr[0], p.n[0]);
-      if (p.nside == 2) w += packedDot(p.J[1], vd + p.vadr[1], p.n[1]);
+      double lo = 0.0;
+      double hi = 0.0;
+      const double w = packedError(p, rows, vd, lo, hi);
       const double next = std::clamp(p.lambda - w * p.invDen, lo, hi);
       const double delta = next - p.lambda;
       if (delta != 0.0) {

@@ -61,6 +61,12 @@ Isometry3d poseAt(OneJoint& o, const VectorXd& q) {
   return o.link.getWorldTransform();
 }
 
+// "planar q2", "free dof 4": which coordinate a failed check was about.
+QByteArray label(const JointTypeInfo& info, const char* what, int index) {
+  return QByteArray(info.name.data(), static_cast<qsizetype>(info.name.size())) + " " + what +
+         QByteArray::number(index);
+}
+
 bool samePose(const Isometry3d& a, const Isometry3d& b, double tol = 1e-9) {
   return (a.matrix() - b.matrix()).cwiseAbs().maxCoeff() < tol;
 }
@@ -140,8 +146,7 @@ class TestJointTypes : public QObject {
       o->joint.setVelocities(v);
       const double w = o->link.getAngularVelocity().norm();
       const double lin = o->link.getLinearVelocity().norm();
-      const QByteArray what =
-          QByteArray(info.name.data(), static_cast<qsizetype>(info.name.size())) + " dof " + QByteArray::number(k);
+      const QByteArray what = label(info, "dof ", k);
       if (info.isAngularDof(k)) {
         QVERIFY2(std::abs(w - 1.0) < 1e-9, what.constData());
       } else {
@@ -161,8 +166,7 @@ class TestJointTypes : public QObject {
     const VectorXd q1 = movedPositions(info, o->joint.getPositions());
     const Isometry3d X1 = poseAt(*o, q1);
     for (int i = 0; i < info.numPositions; ++i) {
-      const QByteArray what =
-          QByteArray(info.name.data(), static_cast<qsizetype>(info.name.size())) + " q" + QByteArray::number(i);
+      const QByteArray what = label(info, "q", i);
       VectorXd q = q1;
       switch (info.positionKind[static_cast<std::size_t>(i)]) {
         case CoordinateKind::Angle: {
