@@ -3,16 +3,27 @@
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace articula::detail {
 
 namespace {
 
+// d scaled so that its largest component is ±1 (the support does not
+// depend on |d|, and GJK asks with directions as short as the distance it
+// has left, far below any absolute epsilon), or zero when d has no
+// direction (zero or not finite).
+btVector3 unitMaxNorm(const btVector3& d) {
+  const btScalar m = std::max({std::abs(d.x()), std::abs(d.y()), std::abs(d.z())});
+  if (!(m > 0) || !std::isfinite(m)) return {0, 0, 0};
+  return d / m;
+}
+
 // The point of the ellipsoid farthest along d: S²d/|Sd|.
 btVector3 ellipsoidSupport(const btVector3& axes, const btVector3& d) {
-  const btVector3 sd = axes * d;
+  const btVector3 sd = axes * unitMaxNorm(d);
   const btScalar n = sd.length();
-  if (!(n > SIMD_EPSILON)) return {axes.x(), 0, 0};
+  if (n == 0) return {axes.x(), 0, 0};
   return axes * sd / n;
 }
 
@@ -39,9 +50,9 @@ btVector3 EllipsoidShape::localGetSupportingVertex(const btVector3& direction) c
 
 btVector3 EllipsoidShape::localGetSupportingVertexWithoutMargin(const btVector3& direction) const {
   const btVector3 s = ellipsoidSupport(m_axes, direction);
-  const btScalar n = direction.length();
-  if (m_collisionMargin == 0 || !(n > SIMD_EPSILON)) return s;
-  return s - (m_collisionMargin / n) * direction;
+  const btVector3 d = unitMaxNorm(direction);
+  if (m_collisionMargin == 0 || d.isZero()) return s;
+  return s - (m_collisionMargin / d.length()) * d;
 }
 
 void EllipsoidShape::batchedUnitVectorGetSupportingVertexWithoutMargin(const btVector3* directions, btVector3* out,
