@@ -411,6 +411,11 @@ std::vector<std::string> World::getWarnings() const {
 
 void World::clearWarnings() {
   m_impl->warnings.clear();
+  // A run of unconverged or fallback steps still going on is reported
+  // again by its next step: a cleared list does not hide it.
+  m_impl->unconvergedRun = 0;
+  m_impl->convergedRun = 0;
+  m_impl->fallbackRun = {};
 }
 
 // ---- Shape handle ----------------------------------------------------------

@@ -79,6 +79,12 @@ void World::setOptions(const WorldOptions& options) {
         "krylovIterations must be in [1, " + std::to_string(kMaxSolverIterations) + "] (got " +
             std::to_string(s.krylovIterations) + ")");
   check(s.convexRegularization > 0.0 && s.convexRegularization <= 1.0, "convexRegularization must be in (0, 1]");
+  if (options.solver.method != m_impl->options.solver.method) {
+    // The convergence warning names the method: another method's first
+    // unconverged solve is a new warning.
+    m_impl->unconvergedRun = 0;
+    m_impl->convergedRun = 0;
+  }
   m_impl->options = options;
   m_impl->model.gravity = options.gravity;
 }

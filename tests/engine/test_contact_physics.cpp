@@ -926,6 +926,23 @@ void TestContactPhysics::unconvergedWarningsDoNotRepeat() {
   w.step();
   QVERIFY(!w.getStepDiagnostics().converged);
   QCOMPARE(convergenceWarnings(), 2);
+  // A run still going on is reported again once the list is cleared...
+  w.step();
+  QCOMPARE(convergenceWarnings(), 2);
+  w.clearWarnings();
+  box.setVelocityWorld(Vector3d(0.01, 0.0, -0.05), Vector3d(0.0, 0.1, 0.0));
+  w.step();
+  QVERIFY(!w.getStepDiagnostics().converged);
+  QCOMPARE(convergenceWarnings(), 1);
+  // ... and when the solver method changes (the warning names it).
+  WorldOptions other = strict;
+  other.solver.method = strict.solver.method == "convex" ? "nonsmooth-newton" : "convex";
+  w.setOptions(other);
+  box.setVelocityWorld(Vector3d(0.01, 0.0, -0.05), Vector3d(0.0, 0.1, 0.0));
+  w.step();
+  QVERIFY(!w.getStepDiagnostics().converged);
+  QCOMPARE(convergenceWarnings(), 2);
+  QVERIFY(w.getWarnings().back().find("(" + other.solver.method + ")") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestContactPhysics)
