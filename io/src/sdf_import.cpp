@@ -14,14 +14,9 @@
 // world: their shapes are attached to the world frame, and a joint between
 // such a link and a moving one is treated like a joint to the world.
 //
-// Spanning tree, per model: every joint to the world (file order) roots a
-// tree at its moving link unless that link is already reached; the
-// canonical link, then every link not reached yet (file order), roots a
-// tree with a Free joint (Weld for RootAttachment::Fixed). From each root
-// the tree grows breadth first over the joints in file order; the first
-// joint that reaches a link is its tree joint and every later one closes a
-// loop. Joints marked must_be_loop_joint are never tree joints. Gearbox
-// joints and <mimic> become JointCouplers.
+// Spanning tree, per model: sdf_graph.hpp. A tree without a joint to the
+// world gets a Free joint (Weld for RootAttachment::Fixed). Gearbox joints
+// and <mimic> become JointCouplers.
 //
 // Link poses in the file are the poses at zero joint positions; a world's
 // <state> may set joint angles, and the closures are then assembled.
@@ -33,6 +28,7 @@
 // the SDF joint's.
 #include "import_common.hpp"
 #include "input_guard.hpp"
+#include "sdf_graph.hpp"
 
 #include <tinyxml2.h>
 #include <sdf/Box.hh>
@@ -66,7 +62,6 @@
 #include <Eigen/Geometry>
 
 #include <cmath>
-#include <deque>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -156,47 +151,16 @@ const std::set<std::string>& unsupportedElements() {
   return names;
 }
 
-// ---- the model graph -------------------------------------------------------
+// ---- the model graph (sdf_graph.hpp) ----------------------------------------
 
-/// One link of a top-level model (nested models flattened).
-struct LinkNode {
-  const sdf::Link* link = nullptr;
-  std::string name;  ///< scoped name relative to the top-level model
-  Isometry3d X_WL = Isometry3d::Identity();
-  bool anchored = false;  ///< part of a static model: fixed to the world
-};
-
-/// One joint of a top-level model. Link indices: -1 is the world.
-struct JointNode {
-  const sdf::Joint* joint = nullptr;
-  std::string name;    ///< scoped name relative to the top-level model
-  std::string prefix;  ///< scope of the joint ("" or "inner::")
-  std::string type;    ///< as written in the file
-  int parent = -1;
-  int child = -1;
-  Isometry3d X_WJ = Isometry3d::Identity();
-  Vector3d axis = Vector3d::UnitZ();    ///< joint frame (SDF's default when <axis> is absent)
-  Vector3d axis2 = Vector3d::UnitZ();   ///< joint frame
-  Vector3d axisW = Vector3d::UnitZ();   ///< world frame
-  Vector3d axis2W = Vector3d::UnitZ();  ///< world frame
-  bool mustBeLoop = false;
-};
-
-enum class JointRole { Unassigned, Tree, Cut, Coupling, Ignored };
-
-struct ModelGraph {
-  std::string name;
-  std::vector<LinkNode> links;
-  std::vector<JointNode> joints;
-  std::map<std::string, int> linkIndex;
-  std::map<std::string, int> jointIndex;
-  int canonical = -1;
-};
-
-struct Tree {
-  int root = -1;
-  std::vector<int> links;  ///< breadth-first order, the root first
-};
+using LinkNode = detail::SdfLinkNode;
+using JointNode = detail::SdfJointNode;
+using JointRole = detail::SdfJointRole;
+using ModelGraph = detail::SdfModelGraph;
+using Tree = detail::SdfTree;
+using Forest = detail::SdfForest;
+using detail::isGround;
+using detail::linkName;
 
 // ---- the importer ----------------------------------------------------------
 
@@ -752,132 +716,6 @@ class SdfImporter {
     return g;
   }
 
-  // ---- spanning tree -------------------------------------------------------
-
-  struct Forest {
-    std::vector<Tree> trees;
-    std::vector<JointRole> role;
-    std::vector<std::string> cutReason;  ///< per joint
-    std::vector<int> treeJoint;          ///< per link: the joint that reached it, or -1
-    std::vector<int> treeOf;             ///< per link: index into trees, or -1
-  };
-
-  static bool isGround(const ModelGraph& g, int link) {
-    return link < 0 || g.links[static_cast<std::size_t>(link)].anchored;
-  }
-
-  static std::string linkName(const ModelGraph& g, int link) {
-    return link < 0 ? "world" : g.links[static_cast<std::size_t>(link)].name;
-  }
-
-  /// Grows tree `t` breadth first from its root over link-to-link joints.
-  static void grow(const ModelGraph& g, Forest& f, int t, const std::vector<std::vector<int>>& incident) {
-    const int root = f.trees[static_cast<std::size_t>(t)].root;
-    std::deque<int> queue{root};
-    while (!queue.empty()) {
-      const int u = queue.front();
-      queue.pop_front();
-      for (const int ji : incident[static_cast<std::size_t>(u)]) {
-        const JointNode& j = g.joints[static_cast<std::size_t>(ji)];
-        JointRole& role = f.role[static_cast<std::size_t>(ji)];
-        if (role != JointRole::Unassigned || j.mustBeLoop || j.type == "gearbox") continue;
-        const int v = j.parent == u ? j.child : j.parent;
-        if (isGround(g, v)) continue;
-        const auto vi = static_cast<std::size_t>(v);
-        if (f.treeOf[vi] < 0) {
-          role = JointRole::Tree;
-          f.treeOf[vi] = t;
-          f.treeJoint[vi] = ji;
-          f.trees[static_cast<std::size_t>(t)].links.push_back(v);
-          queue.push_back(v);
-        } else {
-          role = JointRole::Cut;
-          f.cutReason[static_cast<std::size_t>(ji)] = alreadyReached(g, f, v, j.name);
-        }
-      }
-    }
-  }
-
-  static std::string alreadyReached(const ModelGraph& g, const Forest& f, int link, const std::string& closing) {
-    const auto li = static_cast<std::size_t>(link);
-    const Tree& tree = f.trees[static_cast<std::size_t>(f.treeOf[li])];
-    const std::string how =
-        f.treeJoint[li] >= 0
-            ? "is already reached through joint " + inQuotes(g.joints[static_cast<std::size_t>(f.treeJoint[li])].name)
-            : "is the root";
-    return "link " + inQuotes(linkName(g, link)) + " " + how + " (breadth-first from root " +
-           inQuotes(linkName(g, tree.root)) + "); " + inQuotes(closing) + " closes the loop";
-  }
-
-  Forest spanningForest(const ModelGraph& g) {
-    Forest f;
-    f.role.assign(g.joints.size(), JointRole::Unassigned);
-    f.cutReason.assign(g.joints.size(), {});
-    f.treeJoint.assign(g.links.size(), -1);
-    f.treeOf.assign(g.links.size(), -1);
-    std::vector<std::vector<int>> incident(g.links.size());
-    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
-      const JointNode& j = g.joints[ji];
-      if (j.parent >= 0) incident[static_cast<std::size_t>(j.parent)].push_back(static_cast<int>(ji));
-      incident[static_cast<std::size_t>(j.child)].push_back(static_cast<int>(ji));
-    }
-    auto newTree = [&](int root, int rootJoint) {
-      const int t = static_cast<int>(f.trees.size());
-      f.trees.push_back(Tree{root, {root}});
-      f.treeOf[static_cast<std::size_t>(root)] = t;
-      f.treeJoint[static_cast<std::size_t>(root)] = rootJoint;
-      if (rootJoint >= 0) f.role[static_cast<std::size_t>(rootJoint)] = JointRole::Tree;
-      grow(g, f, t, incident);
-    };
-    // Joints to the world (or to static links), in file order.
-    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
-      const JointNode& j = g.joints[ji];
-      const bool parentGround = isGround(g, j.parent);
-      const bool childGround = isGround(g, j.child);
-      if (j.type == "gearbox") {
-        f.role[ji] = JointRole::Coupling;
-        continue;
-      }
-      if (parentGround && childGround) {
-        f.role[ji] = JointRole::Ignored;
-        ignore(j.joint->Element(), "joint " + inQuotes(j.name) + " connects " + inQuotes(linkName(g, j.parent)) +
-                                       " and " + inQuotes(linkName(g, j.child)) +
-                                       ", which are both fixed to the world: ignored");
-        continue;
-      }
-      if (!parentGround && !childGround) continue;
-      if (m_options.root == RootAttachment::Floating) {
-        f.role[ji] = JointRole::Ignored;
-        ignore(j.joint->Element(), "joint " + inQuotes(j.name) + " to " +
-                                       inQuotes(linkName(g, parentGround ? j.parent : j.child)) +
-                                       " is dropped: the import options ask for a floating root");
-        continue;
-      }
-      if (j.mustBeLoop) continue;
-      const int link = parentGround ? j.child : j.parent;
-      if (f.treeOf[static_cast<std::size_t>(link)] < 0) {
-        newTree(link, static_cast<int>(ji));
-      } else {
-        f.role[ji] = JointRole::Cut;
-        f.cutReason[ji] = alreadyReached(g, f, link, j.name);
-      }
-    }
-    // Floating roots: the canonical link first, then the others in file order.
-    if (g.canonical >= 0 && !isGround(g, g.canonical) && f.treeOf[static_cast<std::size_t>(g.canonical)] < 0) {
-      newTree(g.canonical, -1);
-    }
-    for (std::size_t li = 0; li < g.links.size(); ++li) {
-      if (!g.links[li].anchored && f.treeOf[li] < 0) newTree(static_cast<int>(li), -1);
-    }
-    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
-      if (f.role[ji] == JointRole::Unassigned && g.joints[ji].mustBeLoop) {
-        f.role[ji] = JointRole::Cut;
-        f.cutReason[ji] = "marked must_be_loop_joint";
-      }
-    }
-    return f;
-  }
-
   // ---- building --------------------------------------------------------------
 
   /// Pose of the engine frame a graph endpoint maps to: the world frame for
@@ -1018,7 +856,10 @@ class SdfImporter {
 
   void importModel(const sdf::Model& model) {
     const ModelGraph g = readModel(model);
-    const Forest f = spanningForest(g);
+    const Forest f = detail::spanningForest(g, m_options.root == RootAttachment::Floating);
+    for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
+      if (f.role[ji] == JointRole::Ignored) ignore(g.joints[ji].joint->Element(), f.reason[ji]);
+    }
     m_links.assign(g.links.size(), Link());
     m_joints.assign(g.joints.size(), std::nullopt);
     // The tree of the canonical link carries the model's name.
@@ -1051,7 +892,7 @@ class SdfImporter {
     for (std::size_t li = 0; li < g.links.size(); ++li) addLinkSensors(g, static_cast<int>(li));
     for (std::size_t ji = 0; ji < g.joints.size(); ++ji) addJointSensors(g, static_cast<int>(ji));
     for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
-      if (f.role[ji] == JointRole::Cut) addClosure(g, g.joints[ji], f.cutReason[ji]);
+      if (f.role[ji] == JointRole::Cut) addClosure(g, g.joints[ji], f.reason[ji]);
     }
     for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
       const JointNode& j = g.joints[ji];
