@@ -523,10 +523,10 @@ RunOutcome executeRun(const RunOptions& o, const RowObserver& observeRow) {
               good > 0 ? 1e6 * wall / static_cast<double>(good) : 0.0, wall > 0.0 ? t / wall : 0.0);
   const double perStep = good > 0 ? 1e6 / static_cast<double>(good) : 0.0;
   std::printf(
-      " engine_us_per_step=%.6g kinematics_us=%.4g collision_us=%.4g dynamics_us=%.4g solve_us=%.4g "
-      "integration_us=%.4g projection_us=%.4g",
-      timings.total * perStep, timings.kinematics * perStep, timings.collision * perStep, timings.dynamics * perStep,
-      timings.solve * perStep, timings.integration * perStep, timings.projection * perStep);
+      " engine_us_per_step=%.6g control_us=%.4g kinematics_us=%.4g collision_us=%.4g dynamics_us=%.4g "
+      "solve_us=%.4g integration_us=%.4g projection_us=%.4g",
+      timings.total * perStep, timings.control * perStep, timings.kinematics * perStep, timings.collision * perStep,
+      timings.dynamics * perStep, timings.solve * perStep, timings.integration * perStep, timings.projection * perStep);
   if (constrained) std::printf(" max_residual=%.3g", maxResidual);
   std::printf(" unconverged_solves=%ld", unconverged);
   if (diverged) std::printf(" diverged=1 last_good_step=%ld", good);

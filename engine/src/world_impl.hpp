@@ -501,6 +501,12 @@ class WorldImpl {
   void detectContacts();
   void publishContacts();
   void stepOnce();
+  void beginStep();  // controls, energy baseline
+  void stepSemiImplicitEuler(bool constrained);
+  void stepRungeKutta4();
+  const VectorXd* solveConstraints(double h);   // → the velocity that moves the positions
+  void reportSolve(const ConstraintResult& r);  // diagnostics and convergence/fallback warnings
+  void finishStep(bool constrained);            // non-finite check, projection, divergence, sensors
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
   // Semi-implicit Euler: makes state.vdot of chains whose links turn fast
   // implicit in the velocity-product terms (linearised) on stiff steps.

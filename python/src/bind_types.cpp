@@ -381,6 +381,7 @@ void bindTypes(py::module_& m) {
 
   // ---- state and diagnostics -----------------------------------------------
   py::class_<StepTimings>(m, "StepTimings", "Wall-clock seconds spent in the stages of the last step.")
+      .def_readonly("control", &StepTimings::control)
       .def_readonly("kinematics", &StepTimings::kinematics)
       .def_readonly("collision", &StepTimings::collision)
       .def_readonly("dynamics", &StepTimings::dynamics)

@@ -194,6 +194,10 @@ def test_step_diagnostics_timings_state_and_sync():
     assert isinstance(diagnostics, articula.StepDiagnostics) and diagnostics.num_contacts > 0
     timings = world.get_last_step_timings()
     assert isinstance(timings, articula.StepTimings) and timings.total > 0.0
+    stages = [timings.control, timings.kinematics, timings.collision, timings.dynamics, timings.solve,
+              timings.integration, timings.projection]
+    assert timings.collision > 0.0 and timings.solve > 0.0 and timings.projection == 0.0
+    assert sum(stages) <= timings.total
     state = world.get_state()
     assert isinstance(state, articula.WorldState) and state.frame_index == 20
     world.step(20)

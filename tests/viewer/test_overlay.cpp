@@ -104,13 +104,14 @@ RenderSnapshot makeSnapshot(std::uint64_t version) {
   s.stats.realTimeFactor = 1.0;
   s.stats.stepsPerSecond = 1000.0;
   s.stats.simulationMode = true;
+  s.stats.timings.control = 1e-6;
   s.stats.timings.kinematics = 2e-6;
   s.stats.timings.collision = 5e-6;
   s.stats.timings.dynamics = 3e-6;
   s.stats.timings.solve = 8e-6;
   s.stats.timings.integration = 1e-6;
   s.stats.timings.projection = 0.5e-6;
-  s.stats.timings.total = 19.5e-6;
+  s.stats.timings.total = 20.5e-6;
   return s;
 }
 

@@ -244,13 +244,10 @@ void Overlay::Impl::drawStats(const ViewerStats& viewer) {
       // "µs" as UTF-8 (U+00B5 is in the default font's Latin-1 range).
       ImGui::TextUnformatted("Step time (\xC2\xB5s)");
       const StepTimings& t = stats.timings;
-      const std::pair<const char*, double> stages[] = {{"  kinematics", t.kinematics},
-                                                       {"  collision", t.collision},
-                                                       {"  dynamics", t.dynamics},
-                                                       {"  solve", t.solve},
-                                                       {"  integration", t.integration},
-                                                       {"  projection", t.projection},
-                                                       {"  total", t.total}};
+      const std::pair<const char*, double> stages[] = {{"  control", t.control},       {"  kinematics", t.kinematics},
+                                                       {"  collision", t.collision},   {"  dynamics", t.dynamics},
+                                                       {"  solve", t.solve},           {"  integration", t.integration},
+                                                       {"  projection", t.projection}, {"  total", t.total}};
       for (const auto& [name, seconds] : stages) {
         std::snprintf(buf, sizeof buf, "%9.1f", seconds * 1e6);
         statRow(name, buf);

@@ -46,16 +46,18 @@ enum class WorldSyncStage {
 
 /// Wall-clock time spent in the stages of the last step() (seconds).
 struct StepTimings {
-  double kinematics = 0.0;   ///< forward kinematics (poses, velocities)
+  double control = 0.0;      ///< the controller callback and the control targets (World::setController)
+  double kinematics = 0.0;   ///< forward kinematics (poses, velocities), the divergence check and sensors
   double collision = 0.0;    ///< shape transforms, broadphase and narrowphase
   double dynamics = 0.0;     ///< passive forces and forward dynamics
   double solve = 0.0;        ///< constraint rows, islands, Delassus matrices and the impulse solve
   double integration = 0.0;  ///< state update
   double projection = 0.0;   ///< position projection of loop closures and couplers after the step
-  double total = 0.0;
+  double total = 0.0;        ///< the whole step: the stages plus what lies between them
 
   /// Adds another step's timings (for sums over many steps).
   StepTimings& operator+=(const StepTimings& o) {
+    control += o.control;
     kinematics += o.kinematics;
     collision += o.collision;
     dynamics += o.dynamics;
