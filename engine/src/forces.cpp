@@ -133,15 +133,17 @@ void WorldImpl::evaluateStep(bool motion, bool forces, bool inStep) {
       }
     }
     // Loop closures: the impulse on B's body about A's endpoint, A coordinates.
-    for (const ClosureRecord& c : closures) {
-      if (!c.alive || !c.solved) continue;
-      const Vector3d F = c.originA.R * c.impulse.tail<3>() / h;
-      const Vector3d T = c.originA.R * c.impulse.head<3>() / h;
+    for (std::size_t slot = 0; slot < closures.size(); ++slot) {
+      const ClosureRecord& c = closures[slot];
+      const ClosureState& cs = state.closures[slot];
+      if (!c.alive || !cs.solved) continue;
+      const Vector3d F = cs.originA.R * cs.impulse.tail<3>() / h;
+      const Vector3d T = cs.originA.R * cs.impulse.head<3>() / h;
       const int bodies[2] = {anchorOf(c.frameB).body, anchorOf(c.frameA).body};
       for (int s = 0; s < 2; ++s) {
         if (bodies[s] < 0) continue;
         const auto b = static_cast<std::size_t>(bodies[s]);
-        Vector6d w = wrenchAbout(r.X_WB[b].p, c.originA.p, F);
+        Vector6d w = wrenchAbout(r.X_WB[b].p, cs.originA.p, F);
         w.head<3>() += T;
         r.fAll[b] += toBody(r.X_WB[b], s == 0 ? w : Vector6d(-w));
       }
@@ -263,8 +265,9 @@ void WorldImpl::evaluateForces() {
       (limit ? r.limit : r.friction)[dof] +=
           ws.J[static_cast<std::size_t>(side.offset + dof - side.vadr)] * cr.lambda / h;
     }
-    for (const CouplerRecord& c : couplers) {
-      if (c.alive && c.solved) addRow(c.rowIndex, r.coupler);
+    for (std::size_t slot = 0; slot < couplers.size(); ++slot) {
+      const CouplerRecord& c = couplers[slot];
+      if (c.alive && state.couplers[slot].solved) addRow(c.rowIndex, r.coupler);
     }
   }
   stepForcesEvaluated = true;

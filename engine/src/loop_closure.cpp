@@ -166,6 +166,7 @@ LoopClosure World::addLoopClosure(const std::string& name, const LoopClosureSpec
   w.checkClosureEndpoints(finalName, rec.frameA, rec.frameB);  // against the current tree, before committing
   const auto slot = static_cast<std::uint32_t>(w.closures.size());
   w.closures.push_back(std::move(rec));
+  w.state.closures.resize(w.closures.size());
   w.closureNames[finalName] = slot;
   w.rebuildClosureFilters();
   return LoopClosure(this, slot, w.closures[slot].generation);
@@ -265,6 +266,7 @@ JointCoupler World::addJointCoupler(const std::string& name, const JointCouplerS
   const auto slot = static_cast<std::uint32_t>(w.couplers.size());
   w.couplerNames[rec.name] = slot;
   w.couplers.push_back(std::move(rec));
+  w.state.couplers.resize(w.couplers.size());
   return JointCoupler(this, slot, w.couplers[slot].generation);
 }
 
@@ -393,10 +395,11 @@ LoopClosureResidual LoopClosure::computeResidual() const {
   out.norm = out.residual.norm();
   out.enabled = c.policy.enabled;
   out.active = activePolicy(c.policy);
-  out.forceAvailable = forceAvailable(w, c.solved);
+  const detail::ClosureState* cs = m_index < w.state.closures.size() ? &w.state.closures[m_index] : nullptr;
+  out.forceAvailable = cs != nullptr && forceAvailable(w, cs->solved);
   if (out.forceAvailable) {
-    out.impulse = c.impulse;
-    out.wrench = c.impulse / w.options.timeStep;
+    out.impulse = cs->impulse;
+    out.wrench = cs->impulse / w.options.timeStep;
   }
   return out;
 }
@@ -464,10 +467,11 @@ JointCouplerResidual JointCoupler::computeResidual() const {
   out.residual = w.couplerResidual(c);
   out.enabled = c.policy.enabled;
   out.active = activePolicy(c.policy);
-  out.forceAvailable = forceAvailable(w, c.solved);
+  const detail::CouplerState* cs = m_index < w.state.couplers.size() ? &w.state.couplers[m_index] : nullptr;
+  out.forceAvailable = cs != nullptr && forceAvailable(w, cs->solved);
   if (out.forceAvailable) {
-    out.impulse = c.impulse;
-    out.force = c.impulse / w.options.timeStep;
+    out.impulse = cs->impulse;
+    out.force = cs->impulse / w.options.timeStep;
   }
   return out;
 }

@@ -81,33 +81,35 @@ void WorldImpl::addClosureRows(ConstraintWorkspace& ws, double h) {
   RowBuilder B(model, data, ws);
   for (std::uint32_t s = 0; s < closures.size(); ++s) {
     auto& c = closures[s];
-    c.solved = false;
+    ClosureState& cs = state.closures[s];
+    cs.solved = false;
     if (!c.alive || !solvedInStep(c.policy)) continue;
     const Anchor a = anchorOf(c.frameA);
     const Anchor b = anchorOf(c.frameB);
     const int n = numResidualRows(c.family);
-    closureRows(c, c.rowsAtStep.data(), &c.originA);
-    c.lambda.resize(static_cast<std::size_t>(n), 0.0);
+    closureRows(c, c.rowsAtStep.data(), &cs.originA);
+    cs.lambda.resize(static_cast<std::size_t>(n), 0.0);
     for (int i = 0; i < n; ++i) {
       const auto ii = static_cast<std::size_t>(i);
       const int r = emitClosureRow(B, a, b, c.rowsAtStep[ii], static_cast<int>(s));
       c.rowIndex[ii] = r;
       if (r < 0) continue;
       setTarget(B.at(r), c.policy, c.rowsAtStep[ii].residual, h);
-      B.at(r).warm = c.lambda[ii];
+      B.at(r).warm = cs.lambda[ii];
     }
-    c.solved = true;
+    cs.solved = true;
   }
   for (std::uint32_t s = 0; s < couplers.size(); ++s) {
     auto& c = couplers[s];
-    c.solved = false;
+    CouplerState& cs = state.couplers[s];
+    cs.solved = false;
     c.rowIndex = -1;
     if (!c.alive || !solvedInStep(c.policy)) continue;
     const int r = emitCouplerRow(B, *this, c, static_cast<int>(s));
     setTarget(B.at(r), c.policy, couplerResidual(c), h);
-    B.at(r).warm = c.lambda;
+    B.at(r).warm = cs.lambda;
     c.rowIndex = r;
-    c.solved = true;
+    cs.solved = true;
   }
 }
 
@@ -119,7 +121,7 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
   // acceleration-level problem J·v̇ = −J̇·v − (2/τ)·ṙ − r/τ² with
   // τ = h / errorReduction, solved directly.
   auto& ws = accelerationRows;
-  for (auto& c : closures) c.solved = false;
+  for (auto& cs : state.closures) cs.solved = false;
   ws.rows.clear();
   ws.J.clear();
   ws.points.clear();
@@ -133,11 +135,12 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
     const int o = model.body_owner[static_cast<std::size_t>(body)];
     if (std::find(trees.begin(), trees.end(), o) == trees.end()) trees.push_back(o);
   };
-  for (auto& c : closures) {
+  for (std::size_t s = 0; s < closures.size(); ++s) {
+    auto& c = closures[s];
     if (!c.alive || !solvedInStep(c.policy)) continue;
     addTree(anchorOf(c.frameA).body);
     addTree(anchorOf(c.frameB).body);
-    closureRows(c, c.rowsAtStep.data(), &c.originA);
+    closureRows(c, c.rowsAtStep.data(), &state.closures[s].originA);
   }
   if (!trees.empty()) {
     const double eps = 1e-4 / std::max(1.0, v.lpNorm<Eigen::Infinity>());
@@ -169,7 +172,7 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
     RowBuilder B(model, data, ws);
     for (std::uint32_t s = 0; s < closures.size(); ++s) {
       auto& c = closures[s];
-      c.solved = false;
+      state.closures[s].solved = false;
       if (!c.alive || !solvedInStep(c.policy)) continue;
       const Anchor a = anchorOf(c.frameA);
       const Anchor b = anchorOf(c.frameB);
@@ -188,13 +191,13 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
         R.rhs = -bias - (tau > 0.0 ? 2.0 * rate / tau + r / (tau * tau) : 0.0);
         R.compliance = -kBilateralRegularization;
       }
-      c.solved = true;
+      state.closures[s].solved = true;
     }
   }
   RowBuilder B(model, data, ws);
   for (std::uint32_t s = 0; s < couplers.size(); ++s) {
     auto& c = couplers[s];
-    c.solved = false;
+    state.couplers[s].solved = false;
     c.rowIndex = -1;
     if (!c.alive || !solvedInStep(c.policy)) continue;
     const double tau = c.policy.errorReduction > 0.0 ? h / c.policy.errorReduction : 0.0;
@@ -207,7 +210,7 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
     R.rhs = tau > 0.0 ? -2.0 * rate / tau - r / (tau * tau) : 0.0;
     R.compliance = -kBilateralRegularization;
     c.rowIndex = row;
-    c.solved = true;
+    state.couplers[s].solved = true;
   }
   if (ws.rows.empty()) return;
   const ConstraintResult result = solveRows(model, data, directSolverOptions, vdot, ws);
@@ -216,8 +219,10 @@ void WorldImpl::constrainAccelerations(const VectorXd& q, const VectorXd& v, dou
 }
 
 void WorldImpl::publishClosureImpulses(const ConstraintWorkspace& ws, double weight, bool accumulate) {
-  for (auto& c : closures) {
-    if (!c.alive || !c.solved) continue;
+  for (std::size_t s = 0; s < closures.size(); ++s) {
+    const ClosureRecord& c = closures[s];
+    ClosureState& cs = state.closures[s];
+    if (!c.alive || !cs.solved) continue;
     const int n = numResidualRows(c.family);
     Vector3d torque = Vector3d::Zero();
     Vector3d force = Vector3d::Zero();
@@ -225,26 +230,28 @@ void WorldImpl::publishClosureImpulses(const ConstraintWorkspace& ws, double wei
       const auto ii = static_cast<std::size_t>(i);
       const int r = c.rowIndex[ii];
       const double lam = r < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(r)].lambda;
-      if (!accumulate && weight == 1.0) c.lambda[ii] = lam;
+      if (!accumulate && weight == 1.0) cs.lambda[ii] = lam;
       if (lam == 0.0) continue;
       const ClosureRow& row = c.rowsAtStep[ii];
       if (row.angular) {
         torque += lam * row.dir;
       } else {
         force += lam * row.dir;
-        torque += lam * (row.pB - c.originA.p).cross(row.dir);
+        torque += lam * (row.pB - cs.originA.p).cross(row.dir);
       }
     }
     Vector6d impulse;
-    impulse.head<3>() = weight * (c.originA.R.transpose() * torque);
-    impulse.tail<3>() = weight * (c.originA.R.transpose() * force);
-    c.impulse = accumulate ? Vector6d(c.impulse + impulse) : impulse;
+    impulse.head<3>() = weight * (cs.originA.R.transpose() * torque);
+    impulse.tail<3>() = weight * (cs.originA.R.transpose() * force);
+    cs.impulse = accumulate ? Vector6d(cs.impulse + impulse) : impulse;
   }
-  for (auto& c : couplers) {
-    if (!c.alive || !c.solved) continue;
+  for (std::size_t s = 0; s < couplers.size(); ++s) {
+    const CouplerRecord& c = couplers[s];
+    CouplerState& cs = state.couplers[s];
+    if (!c.alive || !cs.solved) continue;
     const double lam = c.rowIndex < 0 ? 0.0 : ws.rows[static_cast<std::size_t>(c.rowIndex)].lambda;
-    if (!accumulate && weight == 1.0) c.lambda = lam;
-    c.impulse = accumulate ? c.impulse + weight * lam : weight * lam;
+    if (!accumulate && weight == 1.0) cs.lambda = lam;
+    cs.impulse = accumulate ? cs.impulse + weight * lam : weight * lam;
   }
 }
 }  // namespace detail

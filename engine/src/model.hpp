@@ -121,7 +121,23 @@ struct Model {
 // constant transforms. O(bodies); call after any body_inertia change.
 void computeWeldGroupInertias(Model& m);
 
-// Mutable runtime state.
+// What the last step's rows of one loop closure left behind (State::closures).
+struct ClosureState {
+  bool solved = false;                  // the step solved its rows: `impulse` is a force
+  Vector6d impulse = Vector6d::Zero();  // on B's body, [torque about A's origin; force], A coordinates
+  SE3 originA;                          // endpoint A at the step (the frame of `impulse`)
+  std::vector<double> lambda;           // row impulses (warm start of the next step)
+};
+
+// ... and of one joint coupler.
+struct CouplerState {
+  bool solved = false;
+  double impulse = 0.0;
+  double lambda = 0.0;  // warm start
+};
+
+// Mutable runtime state: everything a step reads from the step before, so
+// that a runtime frame is this plus the contact cache.
 struct State {
   double time = 0.0;             // s
   std::uint64_t frameIndex = 0;  // steps since entering simulation mode
@@ -132,6 +148,9 @@ struct State {
   std::vector<Vector6d> fext;    // per body: external wrench about body origin, body coordinates; cleared after a step
   VectorXd act_integral;         // nu: Pid integral of the error ∫(u − q) dt (rad·s or m·s); 0 otherwise
   VectorXd act_lockTarget;       // nu: Lock: the held position (or NaN while released)
+  // By record slot (WorldImpl::closures, ::couplers; slots are never reused).
+  std::vector<ClosureState> closures;
+  std::vector<CouplerState> couplers;
 };
 
 // Kinematic caches and scratch; sized once by resize().

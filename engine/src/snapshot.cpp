@@ -248,14 +248,15 @@ void encodeRuntimeFrame(WorldImpl& w, std::vector<unsigned char>& out) {
   for (const auto& rec : w.couplers) {
     if (rec.alive) o.policy(rec.policy);
   }
-  for (const auto& rec : w.closures) {
-    if (!rec.alive) continue;
-    o.put(static_cast<std::uint32_t>(rec.lambda.size()));
+  for (std::size_t slot = 0; slot < w.closures.size(); ++slot) {
+    if (!w.closures[slot].alive) continue;
+    const std::vector<double>& lambda = w.state.closures[slot].lambda;
+    o.put(static_cast<std::uint32_t>(lambda.size()));
     o.put(std::uint32_t{0});
-    o.doubles(rec.lambda.data(), static_cast<Eigen::Index>(rec.lambda.size()));
+    o.doubles(lambda.data(), static_cast<Eigen::Index>(lambda.size()));
   }
-  for (const auto& rec : w.couplers) {
-    if (rec.alive) o.put(rec.lambda);
+  for (std::size_t slot = 0; slot < w.couplers.size(); ++slot) {
+    if (w.couplers[slot].alive) o.put(w.state.couplers[slot].lambda);
   }
   const StepDiagnostics& d = w.diagnostics;
   o.put(static_cast<std::int32_t>(d.numContacts));
@@ -484,19 +485,21 @@ void World::restoreRuntimeState(const RuntimeSnapshot& s) {
     w.state.act_lockTarget[a] = from.lockTarget;
   }
   k = 0;
-  for (auto& rec : w.closures) {
-    if (!rec.alive) continue;
-    rec.policy = s.closurePolicies[k];
-    rec.lambda = solver.closureLambda[k];
-    rec.solved = false;  // the rows of the recorded step are not kept: no force until the next step
+  for (std::size_t slot = 0; slot < w.closures.size(); ++slot) {
+    if (!w.closures[slot].alive) continue;
+    w.closures[slot].policy = s.closurePolicies[k];
+    detail::ClosureState& cs = w.state.closures[slot];
+    cs.lambda = solver.closureLambda[k];
+    cs.solved = false;  // the rows of the recorded step are not kept: no force until the next step
     ++k;
   }
   k = 0;
-  for (auto& rec : w.couplers) {
-    if (!rec.alive) continue;
-    rec.policy = s.couplerPolicies[k];
-    rec.lambda = solver.couplerLambda[k];
-    rec.solved = false;
+  for (std::size_t slot = 0; slot < w.couplers.size(); ++slot) {
+    if (!w.couplers[slot].alive) continue;
+    w.couplers[slot].policy = s.couplerPolicies[k];
+    detail::CouplerState& cs = w.state.couplers[slot];
+    cs.lambda = solver.couplerLambda[k];
+    cs.solved = false;
     ++k;
   }
   k = 0;

@@ -524,8 +524,7 @@ void WorldImpl::finishStep(bool constrained) {
         "problem)");
   }
   if (diagnostics.failed || (!constrained && options.integrator == Integrator::SemiImplicitEuler)) {
-    for (auto& c : closures) c.solved = false;
-    for (auto& c : couplers) c.solved = false;
+    forgetClosureForces();
   }
   if (!diagnostics.failed && (!closures.empty() || !couplers.empty())) {
     // 6. projection: position stabilisation of closed chains, back onto the
@@ -546,8 +545,7 @@ void WorldImpl::finishStep(bool constrained) {
   if (!diagnostics.failed) {
     if (const std::string why = checkDivergence(h); !why.empty()) {
       rejectStep(why);
-      for (auto& c : closures) c.solved = false;
-      for (auto& c : couplers) c.solved = false;
+      forgetClosureForces();
       touchPositions();
     }
   }
@@ -652,6 +650,11 @@ void WorldImpl::rejectStep(const std::string& why) {
   diagnostics.message = why + "; the previous state was kept";
   warn(diagnostics.message);
   contacts.clear();
+}
+
+void WorldImpl::forgetClosureForces() {
+  for (auto& cs : state.closures) cs.solved = false;
+  for (auto& cs : state.couplers) cs.solved = false;
 }
 
 }  // namespace articula::detail

@@ -443,13 +443,16 @@ void World::reset() {
   w.state = w.resetState;
   if (w.resetControls.size() == w.controls.size()) w.controls = w.resetControls;
   w.contacts.clear();
-  for (auto& c : w.closures) {
-    c.solved = false;
-    std::fill(c.lambda.begin(), c.lambda.end(), 0.0);
+  // Closures added since simulation mode was entered have no reset state.
+  w.state.closures.resize(w.closures.size());
+  w.state.couplers.resize(w.couplers.size());
+  for (auto& cs : w.state.closures) {
+    cs.solved = false;
+    std::fill(cs.lambda.begin(), cs.lambda.end(), 0.0);
   }
-  for (auto& c : w.couplers) {
-    c.solved = false;
-    c.lambda = 0.0;
+  for (auto& cs : w.state.couplers) {
+    cs.solved = false;
+    cs.lambda = 0.0;
   }
   w.diagnostics = StepDiagnostics{};
   w.collisionValid = false;  // forget persistent contacts (warm starts)

@@ -496,6 +496,11 @@ void WorldImpl::compile() {
   const double time = state.time;
   const std::uint64_t frame = state.frameIndex;
   model = std::move(m);
+  // Closure and coupler warm starts carry over a recompile, like the records.
+  st.closures = std::move(state.closures);
+  st.couplers = std::move(state.couplers);
+  st.closures.resize(closures.size());
+  st.couplers.resize(couplers.size());
   state = std::move(st);
   state.time = time;
   state.frameIndex = frame;

@@ -115,14 +115,10 @@ struct ClosureRecord {
   Isometry3d offsetB = Isometry3d::Identity();
   double length = 0.0;
   LoopClosureRuntimePolicy policy;
-  // Rows of the last step and their outputs.
-  bool solved = false;
-  Vector6d impulse = Vector6d::Zero();  // on B's body, [torque about A's origin; force], A coordinates
-  std::vector<double> lambda;           // row impulses (warm start)
+  // The step's rows (workspace; their outputs are in State::closures).
   std::array<ClosureRow, 6> rowsAtStep;
   std::array<int, 6> rowIndex{};                       // constraint row of each residual row, −1 if dropped
   std::array<std::array<double, 6>, 2> differences{};  // RK4: residuals at q ⊕ ±ε·v
-  SE3 originA;                                         // endpoint A at the step
 };
 
 struct CouplerRecord {
@@ -134,10 +130,7 @@ struct CouplerRecord {
   double ratio = 1.0;
   double offset = 0.0;
   LoopClosureRuntimePolicy policy;
-  bool solved = false;
-  double impulse = 0.0;
-  double lambda = 0.0;  // warm start
-  int rowIndex = -1;
+  int rowIndex = -1;  // the step's row (workspace; its outputs are in State::couplers)
 };
 
 struct ActuatorRecord {
@@ -507,6 +500,7 @@ class WorldImpl {
   const VectorXd* solveConstraints(double h);   // → the velocity that moves the positions
   void reportSolve(const ConstraintResult& r);  // diagnostics and convergence/fallback warnings
   void finishStep(bool constrained);            // non-finite check, projection, divergence, sensors
+  void forgetClosureForces();                   // no closure or coupler force until the next solved step
   void computeForwardDynamicsAll(const VectorXd& q, const VectorXd& v, bool implicitPassive, VectorXd& vdot);
   // Semi-implicit Euler: makes state.vdot of chains whose links turn fast
   // implicit in the velocity-product terms (linearised) on stiff steps.
