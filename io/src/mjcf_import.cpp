@@ -28,6 +28,7 @@
 #include <memory>
 #include <numbers>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -56,6 +57,9 @@ struct JointPlace {
   JointType type = JointType::Revolute;
   double ref = 0.0;  // hinge/slide: the coordinate at the file's pose
   int nq = 0, nv = 0;
+  // hinge/slide: the file's range (radians or metres), NaN without one.
+  double rangeLower = std::numeric_limits<double>::quiet_NaN();
+  double rangeUpper = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A body of the file once placed.
@@ -213,6 +217,20 @@ class MjcfImporter {
   int m_unnamedBodies = 0;
   int m_worldGeoms = 0;
   std::set<std::string> m_bodyNames;  // every body of the file
+  // Elements that generate bodies, joints and sites in MuJoCo (<composite>,
+  // <flexcomp>, <replicate>) and are not imported: their line and the names
+  // they would generate, for the elements that refer to those names.
+  struct SkippedGenerator {
+    int line = 0;
+    std::string tag;
+    std::string prefix;
+  };
+  std::vector<SkippedGenerator> m_skippedGenerators;
+  // Thrown by a look-up of a name only a skipped generator defines; the
+  // element that referred to it is then not imported.
+  struct GeneratedName {
+    std::string message;
+  };
 
   std::set<std::string> m_jointLinks;  // "multibody/link": the massless links of a body's first joints
 
@@ -304,6 +322,49 @@ class MjcfImporter {
   }
   [[noreturn]] void fail(const XMLElement* e, const std::string& message) const {
     throw ImportError(fileOf(e), e->GetLineNum(), message);
+  }
+
+  static bool isGenerator(const std::string& tag) {
+    return tag == "composite" || tag == "flexcomp" || tag == "replicate";
+  }
+  static std::string generatorNote(const std::string& tag) {
+    return isGenerator(tag) ? " (nor the bodies, joints and sites it generates)" : "";
+  }
+  void skipGenerator(const XMLElement* c) {
+    const std::string tag = c->Name();
+    if (!isGenerator(tag)) return;
+    const char* prefix = c->Attribute(tag == "composite" ? "prefix" : tag == "flexcomp" ? "name" : "prefix");
+    m_skippedGenerators.push_back(SkippedGenerator{c->GetLineNum(), tag, prefix != nullptr ? prefix : ""});
+  }
+  // Whether `name` is one a skipped generator would have made: MuJoCo names
+  // a composite's parts PREFIX + a capital letter or two and an index
+  // ("B_first", "B_last", "B_12", "S_last", "J0_3"), a flexcomp's NAME + "_" + index.
+  const SkippedGenerator* generatorOf(const std::string& name) const {
+    static const std::regex compositePart("[A-Z]{1,2}_?(first|last|[0-9]+(_[0-9]+)*)");
+    static const std::regex flexPart("_[0-9]+");
+    for (const SkippedGenerator& g : m_skippedGenerators) {
+      if (name.rfind(g.prefix, 0) != 0) continue;
+      const std::string rest = name.substr(g.prefix.size());
+      if (std::regex_match(rest, g.tag == "flexcomp" ? flexPart : compositePart)) return &g;
+      if (g.tag == "replicate" && !g.prefix.empty()) return &g;
+    }
+    return nullptr;
+  }
+  // A reference to a `kind` ("body", "site", "joint") named `name` that
+  // the file does not define. @throws GeneratedName when a skipped
+  // generator would have made it, else ImportError.
+  [[noreturn]] void undefined(const XMLElement* e, const std::string& kind, const std::string& name,
+                              const std::string& what = "") const {
+    const std::string base = (what.empty() ? "" : what + ": ") + kind + " '" + name + "' is not defined";
+    if (const SkippedGenerator* g = generatorOf(name)) {
+      throw GeneratedName{base + " (the <" + g->tag + "> at line " + std::to_string(g->line) +
+                          " would make it, and it is not imported)"};
+    }
+    fail(e, base);
+  }
+  // An element that refers to a part of a skipped generator.
+  void notImported(const XMLElement* c, const GeneratedName& g) {
+    ignore(c, "<" + std::string(c->Name()) + "> not imported: " + g.message);
   }
 
   static std::string whyNot(const std::string& tag) {
@@ -806,7 +867,8 @@ class MjcfImporter {
       } else if (tag == "light") {
         ignore(c, "<light> not imported (scene lighting is the viewer's)");
       } else {
-        ignore(c, "<" + tag + "> in <worldbody> not imported");
+        skipGenerator(c);
+        ignore(c, "<" + tag + "> in <worldbody> not imported" + generatorNote(tag));
       }
     }
   }
@@ -817,6 +879,8 @@ class MjcfImporter {
     std::string name;
     double ref = 0.0;
     bool isFree = false;
+    double rangeLower = std::numeric_limits<double>::quiet_NaN();  // hinge/slide range, even when not limited
+    double rangeUpper = std::numeric_limits<double>::quiet_NaN();
   };
 
   // Reads the joints of a body (in order), relative to the body frame.
@@ -876,6 +940,10 @@ class MjcfImporter {
       const std::optional<bool> limited = boolean(x, "limited");
       const std::vector<double> range = numbers(x, "range", 2, 2);
       const bool hasLimits = limited.value_or(m_autoLimits && !range.empty()) && !m_noLimits;
+      if (!range.empty() && (type == "hinge" || type == "slide") && range[0] <= range[1]) {
+        j.rangeLower = angular ? angle(range[0]) : range[0];
+        j.rangeUpper = angular ? angle(range[1]) : range[1];
+      }
       if (hasLimits && !range.empty() && (type == "hinge" || type == "slide")) {
         if (range[0] > range[1]) fail(c, "joint '" + j.name + "': range lower bound above upper bound");
         const double lo = angular ? angle(range[0]) : range[0];
@@ -959,6 +1027,8 @@ class MjcfImporter {
     p.ref = j.ref;
     p.nq = numPositions(type);
     p.nv = numDofs(type);
+    p.rangeLower = j.rangeLower;
+    p.rangeUpper = j.rangeUpper;
     m_jointOrder.push_back(j.name);
     if (!j.name.empty()) {
       if (m_joints.count(j.name) != 0) fail(j.e, "joint '" + j.name + "' is defined twice");
@@ -1077,7 +1147,8 @@ class MjcfImporter {
       } else if (tag == "light") {
         ignore(c, "<light> not imported (scene lighting is the viewer's)");
       } else {
-        ignore(c, "<" + tag + "> in <body> not imported");
+        skipGenerator(c);
+        ignore(c, "<" + tag + "> in <body> not imported" + generatorNote(tag));
       }
     }
   }
@@ -1492,7 +1563,16 @@ class MjcfImporter {
   void addSite(const XMLElement* c, const std::string& childClass, const BodyPlace& place) {
     Elem x = elem(c, childClass, "site");
     std::string name = x.get("name").value_or("");
-    const Isometry3d X = pose(x);
+    Isometry3d X = pose(x);
+    // fromto: at the segment's middle, z along it (as a geom's fromto).
+    if (const std::vector<double> fromto = numbers(x, "fromto", 6, 6); !fromto.empty()) {
+      const Vector3d a(fromto[0], fromto[1], fromto[2]);
+      const Vector3d b(fromto[3], fromto[4], fromto[5]);
+      if ((b - a).norm() < 1e-12) fail(c, "site '" + name + "': fromto has two equal points");
+      X = Isometry3d::Identity();
+      X.translation() = 0.5 * (a + b);
+      X.linear() = rotationFromZ(b - a);
+    }
     for (const char* a : {"type", "size", "rgba", "group", "material", "user"}) x.get(a);
     done(x);
     if (name.empty()) return;  // only named sites can be referred to
@@ -1557,29 +1637,33 @@ class MjcfImporter {
 
   const BodyPlace& bodyPlace(const XMLElement* e, const std::string& name) {
     const auto it = m_bodies.find(name);
-    if (it == m_bodies.end()) fail(e, "body '" + name + "' is not defined");
+    if (it == m_bodies.end()) undefined(e, "body", name);
     return it->second;
   }
 
   void readContact(const XMLElement* e) {
     for (const XMLElement* c : children(e)) {
-      const std::string tag = c->Name();
-      if (tag != "exclude") {
-        ignore(c, "<" + tag + "> in <contact> not imported (Articula pairs bodies, not geoms)");
-        continue;
+      try {
+        const std::string tag = c->Name();
+        if (tag != "exclude") {
+          ignore(c, "<" + tag + "> in <contact> not imported (Articula pairs bodies, not geoms)");
+          continue;
+        }
+        Elem x = elem(c, "", "exclude");
+        const std::string a = x.get("body1").value_or("");
+        const std::string b = x.get("body2").value_or("");
+        done(x);
+        m_spec.collisionSettings.push_back(CollisionSettingSpec{bodyPlace(c, a).frame, bodyPlace(c, b).frame, false});
+      } catch (const GeneratedName& g) {
+        notImported(c, g);
       }
-      Elem x = elem(c, "", "exclude");
-      const std::string a = x.get("body1").value_or("");
-      const std::string b = x.get("body2").value_or("");
-      done(x);
-      m_spec.collisionSettings.push_back(CollisionSettingSpec{bodyPlace(c, a).frame, bodyPlace(c, b).frame, false});
     }
   }
 
   std::optional<Isometry3d> siteOrBody(Elem& x, const char* bodyAttr, const char* siteAttr, std::string& frame) {
     if (const auto site = x.get(siteAttr)) {
       const auto it = m_sites.find(*site);
-      if (it == m_sites.end()) fail(x.e, "site '" + *site + "' is not defined");
+      if (it == m_sites.end()) undefined(x.e, "site", *site);
       frame = it->second.first;
       return it->second.second;
     }
@@ -1599,125 +1683,130 @@ class MjcfImporter {
 
   void readEquality(const XMLElement* e) {
     for (const XMLElement* c : children(e)) {
-      const std::string tag = c->Name();
-      if (m_noEquality) {
-        ignore(c, "<" + tag + "> not imported: equality constraints are disabled (<option><flag>)");
-        continue;
-      }
-      // Every kind of equality constraint shares the <default><equality> of its class.
-      Elem x = elem(c, "", "equality");
-      std::string name = objectName(x);
-      if (boolean(x, "active").value_or(true) == false) {
-        ignore(c, "<" + tag + "> '" + name + "' not imported: it is inactive");
-        continue;
-      }
-      x.get("solref");
-      x.get("solimp");
-      if (tag == "connect" || tag == "weld") {
-        std::string frameA, frameB = "world";
-        std::optional<Isometry3d> A = siteOrBody(x, "body1", "site1", frameA);
-        if (!A) fail(c, "<" + tag + "> needs body1 or site1");
-        std::optional<Isometry3d> B = siteOrBody(x, "body2", "site2", frameB);
-        if (!B) B = Isometry3d::Identity();
-        ClosureSpec cl;
-        cl.name = name.empty() ? uniqueName(tag, m_closureNames) : uniqueName(name, m_closureNames);
-        cl.frameA = frameA;
-        cl.frameB = frameB;
-        const Isometry3d X_WA = worldPose(frameA);
-        const Isometry3d X_WB = worldPose(frameB);
-        const bool bySite = x.e->Attribute("site1") != nullptr;
-        if (tag == "connect") {
-          cl.family = LoopClosureFamily::Point;
-          Isometry3d anchor = *A;
-          if (!bySite) {
-            const Vector3d p = vec3(x, "anchor", Vector3d::Zero());
-            anchor = *A * Isometry3d(Eigen::Translation3d(p));
-          }
-          cl.offsetA = Isometry3d(Eigen::Translation3d(anchor.translation()));
-          if (bySite) {
-            // The two sites are pulled together, wherever they are at the reference pose.
-            cl.offsetB = Isometry3d(Eigen::Translation3d(B->translation()));
-          } else {
-            // The same world point in body2 at the reference pose.
-            const Vector3d world = X_WA * anchor.translation();
-            cl.offsetB = Isometry3d(Eigen::Translation3d(X_WB.inverse() * world));
-          }
-        } else if (bySite) {
-          // The frames of the two sites are aligned (anchor and relpose are for bodies).
-          cl.family = LoopClosureFamily::Rigid;
-          cl.offsetA = *A;
-          cl.offsetB = *B;
-          x.get("torquescale");
-        } else {
-          cl.family = LoopClosureFamily::Rigid;
-          const std::vector<double> rel = numbers(x, "relpose", 7, 7);
-          const Vector3d anchor = vec3(x, "anchor", Vector3d::Zero());
-          // The weld point, in body2 (the anchor), held where it is at the reference pose.
-          Isometry3d inB = *B * Isometry3d(Eigen::Translation3d(anchor));
-          const Isometry3d world = X_WB * inB;
-          Isometry3d inA = X_WA.inverse() * world;
-          if (rel.size() == 7 && (rel[3] != 0.0 || rel[4] != 0.0 || rel[5] != 0.0 || rel[6] != 0.0)) {
-            // relpose: the weld frame in body1 (MuJoCo holds body1 · relpose
-            // on body2 · anchor, with body2's orientation at relpose's).
-            Isometry3d X12 = Isometry3d::Identity();
-            X12.translation() = Vector3d(rel[0], rel[1], rel[2]);
-            X12.linear() = Eigen::Quaterniond(rel[3], rel[4], rel[5], rel[6]).normalized().toRotationMatrix();
-            inA = *A * X12;
-          }
-          cl.offsetA = inA;
-          cl.offsetB = inB;
-          x.get("torquescale");
-        }
-        m_spec.loopClosures.push_back(cl);
-        LoopCut cut;
-        cut.joint = cl.name;
-        cut.closure = cl.name;
-        cut.family = cl.family;
-        cut.reason = "an MJCF <" + tag + "> equality constraint closes a loop";
-        cut.file = fileOf(c);
-        cut.line = c->GetLineNum();
-        m_report.cuts.push_back(cut);
-      } else if (tag == "joint") {
-        const std::string j1 = x.get("joint1").value_or("");
-        const std::optional<std::string> j2 = x.get("joint2");
-        const std::vector<double> poly = numbers(x, "polycoef", 1, 5);
-        done(x);
-        const auto place = [&](const std::string& j) {
-          const auto it = m_joints.find(j);
-          if (it == m_joints.end()) fail(c, "joint '" + j + "' is not defined");
-          if (it->second.link.empty() ||
-              (it->second.type != JointType::Revolute && it->second.type != JointType::Prismatic)) {
-            fail(c, "<equality joint>: joint '" + j + "' is not a hinge or slide joint of a chain");
-          }
-          return it->second;
-        };
-        const JointPlace follower = place(j1);
-        if (!j2) {
-          ignore(c, "<equality joint> '" + name + "' with one joint (holding it at a value) not imported");
+      try {
+        const std::string tag = c->Name();
+        if (m_noEquality) {
+          ignore(c, "<" + tag + "> not imported: equality constraints are disabled (<option><flag>)");
           continue;
         }
-        const JointPlace leader = place(*j2);
-        std::vector<double> p = poly.empty() ? std::vector<double>{0.0, 1.0, 0.0, 0.0, 0.0} : poly;
-        p.resize(5, 0.0);
-        if (p[2] != 0.0 || p[3] != 0.0 || p[4] != 0.0) {
-          warn(c, "<equality joint> '" + name + "': the quadratic and higher terms of polycoef are not imported");
+        // Every kind of equality constraint shares the <default><equality> of its class.
+        Elem x = elem(c, "", "equality");
+        std::string name = objectName(x);
+        if (boolean(x, "active").value_or(true) == false) {
+          ignore(c, "<" + tag + "> '" + name + "' not imported: it is inactive");
+          continue;
         }
-        CouplerSpec cp;
-        cp.name = name.empty() ? uniqueName(j1 + "_coupler", m_closureNames) : uniqueName(name, m_closureNames);
-        cp.follower = follower.owner + "/" + jointNameOf(follower);
-        cp.leader = leader.owner + "/" + jointNameOf(leader);
-        // MuJoCo: q₁ − ref₁ = a₀ + a₁·(q₂ − ref₂), with q as qpos.
-        cp.ratio = p[1];
-        cp.offset = follower.ref + p[0] - p[1] * leader.ref;
-        m_spec.jointCouplers.push_back(cp);
-        m_report.couplers.push_back(
-            CouplerMade{cp.name, cp.leader, cp.follower, cp.ratio, cp.offset, fileOf(c), c->GetLineNum()});
-        continue;
-      } else {
-        ignore(c, "<" + tag + "> equality not imported");
-        continue;
+        x.get("solref");
+        x.get("solimp");
+        if (tag == "connect" || tag == "weld") {
+          std::string frameA, frameB = "world";
+          std::optional<Isometry3d> A = siteOrBody(x, "body1", "site1", frameA);
+          if (!A) fail(c, "<" + tag + "> needs body1 or site1");
+          std::optional<Isometry3d> B = siteOrBody(x, "body2", "site2", frameB);
+          if (!B) B = Isometry3d::Identity();
+          ClosureSpec cl;
+          cl.name = name.empty() ? uniqueName(tag, m_closureNames) : uniqueName(name, m_closureNames);
+          cl.frameA = frameA;
+          cl.frameB = frameB;
+          const Isometry3d X_WA = worldPose(frameA);
+          const Isometry3d X_WB = worldPose(frameB);
+          const bool bySite = x.e->Attribute("site1") != nullptr;
+          if (tag == "connect") {
+            cl.family = LoopClosureFamily::Point;
+            Isometry3d anchor = *A;
+            if (!bySite) {
+              const Vector3d p = vec3(x, "anchor", Vector3d::Zero());
+              anchor = *A * Isometry3d(Eigen::Translation3d(p));
+            }
+            cl.offsetA = Isometry3d(Eigen::Translation3d(anchor.translation()));
+            if (bySite) {
+              // The two sites are pulled together, wherever they are at the reference pose.
+              cl.offsetB = Isometry3d(Eigen::Translation3d(B->translation()));
+            } else {
+              // The same world point in body2 at the reference pose.
+              const Vector3d world = X_WA * anchor.translation();
+              cl.offsetB = Isometry3d(Eigen::Translation3d(X_WB.inverse() * world));
+            }
+          } else if (bySite) {
+            // The frames of the two sites are aligned (anchor and relpose are for bodies).
+            cl.family = LoopClosureFamily::Rigid;
+            cl.offsetA = *A;
+            cl.offsetB = *B;
+            x.get("torquescale");
+          } else {
+            cl.family = LoopClosureFamily::Rigid;
+            const std::vector<double> rel = numbers(x, "relpose", 7, 7);
+            const Vector3d anchor = vec3(x, "anchor", Vector3d::Zero());
+            // The weld point, in body2 (the anchor), held where it is at the reference pose.
+            Isometry3d inB = *B * Isometry3d(Eigen::Translation3d(anchor));
+            const Isometry3d world = X_WB * inB;
+            Isometry3d inA = X_WA.inverse() * world;
+            if (rel.size() == 7 && (rel[3] != 0.0 || rel[4] != 0.0 || rel[5] != 0.0 || rel[6] != 0.0)) {
+              // relpose: the weld frame in body1 (MuJoCo holds body1 · relpose
+              // on body2 · anchor, with body2's orientation at relpose's).
+              Isometry3d X12 = Isometry3d::Identity();
+              X12.translation() = Vector3d(rel[0], rel[1], rel[2]);
+              X12.linear() = Eigen::Quaterniond(rel[3], rel[4], rel[5], rel[6]).normalized().toRotationMatrix();
+              inA = *A * X12;
+            }
+            cl.offsetA = inA;
+            cl.offsetB = inB;
+            x.get("torquescale");
+          }
+          m_spec.loopClosures.push_back(cl);
+          LoopCut cut;
+          cut.joint = cl.name;
+          cut.closure = cl.name;
+          cut.family = cl.family;
+          cut.reason = "an MJCF <" + tag + "> equality constraint closes a loop";
+          cut.file = fileOf(c);
+          cut.line = c->GetLineNum();
+          m_report.cuts.push_back(cut);
+        } else if (tag == "joint") {
+          const std::string j1 = x.get("joint1").value_or("");
+          const std::optional<std::string> j2 = x.get("joint2");
+          const std::vector<double> poly = numbers(x, "polycoef", 1, 5);
+          done(x);
+          const auto place = [&](const std::string& j) {
+            const auto it = m_joints.find(j);
+            if (it == m_joints.end()) undefined(c, "joint", j);
+            if (it->second.link.empty() ||
+                (it->second.type != JointType::Revolute && it->second.type != JointType::Prismatic)) {
+              fail(c, "<equality joint>: joint '" + j + "' is not a hinge or slide joint of a chain");
+            }
+            return it->second;
+          };
+          const JointPlace follower = place(j1);
+          if (!j2) {
+            ignore(c, "<equality joint> '" + name + "' with one joint (holding it at a value) not imported");
+            continue;
+          }
+          const JointPlace leader = place(*j2);
+          std::vector<double> p = poly.empty() ? std::vector<double>{0.0, 1.0, 0.0, 0.0, 0.0} : poly;
+          p.resize(5, 0.0);
+          if (p[2] != 0.0 || p[3] != 0.0 || p[4] != 0.0) {
+            warn(c, "<equality joint> '" + name + "': the quadratic and higher terms of polycoef are not imported");
+          }
+          CouplerSpec cp;
+          cp.name = name.empty() ? uniqueName(j1 + "_coupler", m_closureNames) : uniqueName(name, m_closureNames);
+          cp.follower = follower.owner + "/" + jointNameOf(follower);
+          cp.leader = leader.owner + "/" + jointNameOf(leader);
+          // MuJoCo: q₁ − ref₁ = a₀ + a₁·(q₂ − ref₂), with q as qpos.
+          cp.ratio = p[1];
+          cp.offset = follower.ref + p[0] - p[1] * leader.ref;
+          m_spec.jointCouplers.push_back(cp);
+          m_report.couplers.push_back(
+              CouplerMade{cp.name, cp.leader, cp.follower, cp.ratio, cp.offset, fileOf(c), c->GetLineNum()});
+          continue;
+        } else {
+          ignore(c, "<" + tag + "> equality" + (name.empty() ? std::string() : " '" + name + "'") + " not imported" +
+                        whyNot(tag));
+          continue;
+        }
+        done(x);
+      } catch (const GeneratedName& g) {
+        notImported(c, g);
       }
-      done(x);
     }
   }
   std::set<std::string> m_closureNames;
@@ -1799,136 +1888,150 @@ class MjcfImporter {
 
   void readActuators(const XMLElement* e) {
     for (const XMLElement* c : children(e)) {
-      const std::string tag = c->Name();
-      m_actuatorOf.push_back(-1);
-      if (actuatorTags().count(tag) == 0) {
-        ignore(c, "<" + tag + "> in <actuator> not imported");
-        continue;
-      }
-      Elem x = elem(c, "", "general");
-      // The element's own tag default too (e.g. <default><position kp=.../>).
-      {
-        Elem own = elem(c, "", tag);
-        for (const auto& [k, v] : own.values) x.values[k] = v;
-      }
-      const std::string name = objectName(x);
-      const std::string what = "actuator '" + name + "'";
-      const std::optional<std::string> joint = x.get("joint");
-      for (const char* t : {"tendon", "site", "body", "jointinparent", "cranksite", "slidersite"}) {
-        if (x.has(t)) {
-          x.get(t);
-          if (std::string(t) != "jointinparent") {
-            ignore(c, what + ": a " + std::string(t) + " transmission not imported (joints only)");
+      try {
+        const std::string tag = c->Name();
+        m_actuatorOf.push_back(-1);
+        if (actuatorTags().count(tag) == 0) {
+          ignore(c, "<" + tag + "> in <actuator> not imported");
+          continue;
+        }
+        Elem x = elem(c, "", "general");
+        // The element's own tag default too (e.g. <default><position kp=.../>).
+        {
+          Elem own = elem(c, "", tag);
+          for (const auto& [k, v] : own.values) x.values[k] = v;
+        }
+        const std::string name = objectName(x);
+        const std::string what = "actuator '" + name + "'";
+        const std::optional<std::string> joint = x.get("joint");
+        for (const char* t : {"tendon", "site", "body", "jointinparent", "cranksite", "slidersite"}) {
+          if (x.has(t)) {
+            x.get(t);
+            if (std::string(t) != "jointinparent") {
+              ignore(c, what + ": a " + std::string(t) + " transmission not imported (joints only)");
+            }
           }
         }
-      }
-      if (!joint) {
-        if (!x.has("tendon") && !x.has("site") && !x.has("body"))
-          ignore(c, what + " has no transmission: not imported");
-        continue;
-      }
-      const auto it = m_joints.find(*joint);
-      if (it == m_joints.end()) fail(c, what + ": joint '" + *joint + "' is not defined");
-      const JointPlace& jp = it->second;
-      if (jp.link.empty() || jp.nv != 1) {
-        ignore(c, what + ": joint '" + *joint + "' is not a hinge or slide joint; not imported");
-        continue;
-      }
-      ActuatorSpec a;
-      a.name = name.empty() ? uniqueName(*joint + "_" + tag, m_actuatorNames) : uniqueName(name, m_actuatorNames);
-      a.joint = jp.owner + "/" + jointNameOf(jp);
-      const std::vector<double> gear = numbers(x, "gear", 1, 6);
-      const double g = gear.empty() ? 1.0 : gear[0];
-      if (g == 0.0) fail(c, what + ": gear is 0 (the actuator would act on nothing)");
-      const std::vector<double> ctrl = numbers(x, "ctrlrange", 2, 2);
-      const std::vector<double> force = numbers(x, "forcerange", 2, 2);
-      const bool ctrlLimited = boolean(x, "ctrllimited").value_or(m_autoLimits && !ctrl.empty());
-      const bool forceLimited = boolean(x, "forcelimited").value_or(m_autoLimits && !force.empty());
-      const std::vector<double> gain = numbers(x, "gainprm", 1, 10);
-      const std::vector<double> bias = numbers(x, "biasprm", 1, 10);
-      const std::string gaintype = x.get("gaintype").value_or("fixed");
-      const std::string biastype = x.get("biastype").value_or("none");
-      const std::string dyntype = x.get("dyntype").value_or("none");
-      x.get("dynprm");
-      x.get("group");
-      x.get("actlimited");
-      x.get("actrange");
-      x.get("lengthrange");
-      // Activation dynamics (integrator, filter, muscle) have no Articula form.
-      bool ok = dyntype == "none";
-      if (!ok) {
-        // reported below
-      } else if (tag == "motor") {
-        a.type = ActuatorType::Motor;
-        a.gear = g;
-      } else if (tag == "position") {
-        a.type = ActuatorType::PositionServo;
-        a.kp = number(x, "kp").value_or(1.0) * g * g;
-        if (const auto kv = number(x, "kv"); kv && *kv != 0.0)
-          a.kd = *kv * g * g;
-        else
-          a.kd = 0.0;
-      } else if (tag == "velocity") {
-        a.type = ActuatorType::VelocityServo;
-        a.kv = number(x, "kv").value_or(1.0) * g * g;
-      } else if (tag == "general") {
-        std::vector<double> gp = gain;
-        gp.resize(3, 0.0);
-        if (gain.empty()) gp[0] = 1.0;
-        std::vector<double> bp = bias;
-        bp.resize(3, 0.0);
-        if (gaintype != "fixed") {
-          ok = false;
-        } else if (biastype == "none" || (bp[0] == 0.0 && bp[1] == 0.0 && bp[2] == 0.0)) {
+        if (!joint) {
+          if (!x.has("tendon") && !x.has("site") && !x.has("body"))
+            ignore(c, what + " has no transmission: not imported");
+          continue;
+        }
+        const auto it = m_joints.find(*joint);
+        if (it == m_joints.end()) undefined(c, "joint", *joint, what);
+        const JointPlace& jp = it->second;
+        if (jp.link.empty() || jp.nv != 1) {
+          ignore(c, what + ": joint '" + *joint + "' is not a hinge or slide joint; not imported");
+          continue;
+        }
+        ActuatorSpec a;
+        a.name = name.empty() ? uniqueName(*joint + "_" + tag, m_actuatorNames) : uniqueName(name, m_actuatorNames);
+        a.joint = jp.owner + "/" + jointNameOf(jp);
+        const std::vector<double> gear = numbers(x, "gear", 1, 6);
+        const double g = gear.empty() ? 1.0 : gear[0];
+        if (g == 0.0) fail(c, what + ": gear is 0 (the actuator would act on nothing)");
+        std::vector<double> ctrl = numbers(x, "ctrlrange", 2, 2);
+        const std::vector<double> force = numbers(x, "forcerange", 2, 2);
+        // inheritrange (position servos, MuJoCo 3): the control range is the
+        // joint's range scaled by it about its middle.
+        const double inherit = tag == "position" ? number(x, "inheritrange").value_or(0.0) : 0.0;
+        if (inherit > 0.0) {
+          if (!(jp.rangeUpper > jp.rangeLower))
+            fail(c, what + ": inheritrange needs a range on joint '" + *joint + "'");
+          const double mid = 0.5 * (jp.rangeLower + jp.rangeUpper);
+          const double half = 0.5 * (jp.rangeUpper - jp.rangeLower) * inherit;
+          ctrl = {mid - half, mid + half};
+        }
+        const bool ctrlLimited = inherit > 0.0 || boolean(x, "ctrllimited").value_or(m_autoLimits && !ctrl.empty());
+        const bool forceLimited = boolean(x, "forcelimited").value_or(m_autoLimits && !force.empty());
+        const std::vector<double> gain = numbers(x, "gainprm", 1, 10);
+        const std::vector<double> bias = numbers(x, "biasprm", 1, 10);
+        const std::string gaintype = x.get("gaintype").value_or("fixed");
+        const std::string biastype = x.get("biastype").value_or("none");
+        const std::string dyntype = x.get("dyntype").value_or("none");
+        x.get("dynprm");
+        x.get("group");
+        x.get("actlimited");
+        x.get("actrange");
+        x.get("lengthrange");
+        // Activation dynamics (integrator, filter, muscle) have no Articula form.
+        bool ok = dyntype == "none";
+        if (!ok) {
+          // reported below
+        } else if (tag == "motor") {
           a.type = ActuatorType::Motor;
-          a.gear = g * gp[0];
-        } else if (biastype == "affine" && bp[0] == 0.0 && bp[1] == -gp[0] && gp[0] > 0.0) {
-          // force = kp·u − kp·q − kv·q̇: a position servo.
+          a.gear = g;
+        } else if (tag == "position") {
           a.type = ActuatorType::PositionServo;
-          a.kp = gp[0] * g * g;
-          a.kd = -bp[2] * g * g;
-        } else if (biastype == "affine" && bp[0] == 0.0 && bp[1] == 0.0 && bp[2] == -gp[0] && gp[0] > 0.0) {
+          a.kp = number(x, "kp").value_or(1.0) * g * g;
+          if (const auto kv = number(x, "kv"); kv && *kv != 0.0)
+            a.kd = *kv * g * g;
+          else
+            a.kd = 0.0;
+        } else if (tag == "velocity") {
           a.type = ActuatorType::VelocityServo;
-          a.kv = gp[0] * g * g;
+          a.kv = number(x, "kv").value_or(1.0) * g * g;
+        } else if (tag == "general") {
+          std::vector<double> gp = gain;
+          gp.resize(3, 0.0);
+          if (gain.empty()) gp[0] = 1.0;
+          std::vector<double> bp = bias;
+          bp.resize(3, 0.0);
+          if (gaintype != "fixed") {
+            ok = false;
+          } else if (biastype == "none" || (bp[0] == 0.0 && bp[1] == 0.0 && bp[2] == 0.0)) {
+            a.type = ActuatorType::Motor;
+            a.gear = g * gp[0];
+          } else if (biastype == "affine" && bp[0] == 0.0 && bp[1] == -gp[0] && gp[0] > 0.0) {
+            // force = kp·u − kp·q − kv·q̇: a position servo.
+            a.type = ActuatorType::PositionServo;
+            a.kp = gp[0] * g * g;
+            a.kd = -bp[2] * g * g;
+          } else if (biastype == "affine" && bp[0] == 0.0 && bp[1] == 0.0 && bp[2] == -gp[0] && gp[0] > 0.0) {
+            a.type = ActuatorType::VelocityServo;
+            a.kv = gp[0] * g * g;
+          } else {
+            ok = false;
+          }
         } else {
           ok = false;
         }
-      } else {
-        ok = false;
-      }
-      if (!ok) {
-        ignore(c, what + ": <" + tag + ">" +
-                      (dyntype != "none" ? " with dyntype '" + dyntype + "' (activation dynamics)"
-                                         : " of this gain and bias") +
-                      " has no Articula actuator; not imported");
-        done(x);
-        continue;
-      }
-      if (a.type != ActuatorType::Motor && g != 1.0) {
-        converted(c, what + ": gear " + std::to_string(g) + " folded into the servo's gains and targets");
-      }
-      if (ctrlLimited && !ctrl.empty()) {
-        a.controlMin = ctrl[0];
-        a.controlMax = ctrl[1];
-        if (a.type != ActuatorType::Motor && g != 1.0) {
-          // A servo's target is a joint coordinate: MuJoCo's control is gear times it.
-          a.controlMin = std::min(ctrl[0] / g, ctrl[1] / g);
-          a.controlMax = std::max(ctrl[0] / g, ctrl[1] / g);
+        if (!ok) {
+          ignore(c, what + ": <" + tag + ">" +
+                        (dyntype != "none" ? " with dyntype '" + dyntype + "' (activation dynamics)"
+                                           : " of this gain and bias") +
+                        " has no Articula actuator; not imported");
+          done(x);
+          continue;
         }
+        if (a.type != ActuatorType::Motor && g != 1.0) {
+          converted(c, what + ": gear " + std::to_string(g) + " folded into the servo's gains and targets");
+        }
+        if (ctrlLimited && !ctrl.empty()) {
+          a.controlMin = ctrl[0];
+          a.controlMax = ctrl[1];
+          if (a.type != ActuatorType::Motor && g != 1.0) {
+            // A servo's target is a joint coordinate: MuJoCo's control is gear times it.
+            a.controlMin = std::min(ctrl[0] / g, ctrl[1] / g);
+            a.controlMax = std::max(ctrl[0] / g, ctrl[1] / g);
+          }
+        }
+        if (forceLimited && !force.empty()) {
+          const double lo = force[0] * std::abs(g);
+          const double hi = force[1] * std::abs(g);
+          a.forceMin = g >= 0.0 ? lo : -hi;
+          a.forceMax = g >= 0.0 ? hi : -lo;
+        }
+        m_actuatorOf.back() = static_cast<int>(m_spec.actuators.size());
+        m_servoGear.push_back(a.type == ActuatorType::Motor ? 1.0 : g);
+        m_spec.actuators.push_back(a);
+        m_report.actuators.push_back(ActuatorMade{a.name, a.joint, toString(a.type), "<" + tag + ">", a.gear,
+                                                  std::isfinite(a.forceMax) ? a.forceMax : ActuatorSpec::kInf,
+                                                  fileOf(c), c->GetLineNum()});
+        done(x);
+      } catch (const GeneratedName& g) {
+        notImported(c, g);
       }
-      if (forceLimited && !force.empty()) {
-        const double lo = force[0] * std::abs(g);
-        const double hi = force[1] * std::abs(g);
-        a.forceMin = g >= 0.0 ? lo : -hi;
-        a.forceMax = g >= 0.0 ? hi : -lo;
-      }
-      m_actuatorOf.back() = static_cast<int>(m_spec.actuators.size());
-      m_servoGear.push_back(a.type == ActuatorType::Motor ? 1.0 : g);
-      m_spec.actuators.push_back(a);
-      m_report.actuators.push_back(ActuatorMade{a.name, a.joint, toString(a.type), "<" + tag + ">", a.gear,
-                                                std::isfinite(a.forceMax) ? a.forceMax : ActuatorSpec::kInf, fileOf(c),
-                                                c->GetLineNum()});
-      done(x);
     }
   }
   std::set<std::string> m_actuatorNames;
@@ -1942,96 +2045,100 @@ class MjcfImporter {
     std::map<std::string, std::size_t> imuAt, ftAt;  // site → sensor index
     std::map<std::string, std::size_t> encoderAt;    // joint → sensor index
     for (const XMLElement* c : children(e)) {
-      const std::string tag = c->Name();
-      Elem x = elem(c, "", tag);
-      const std::string name = objectName(x);
-      const std::optional<std::string> site = x.get("site");
-      const std::optional<std::string> joint = x.get("joint");
-      const double noise = number(x, "noise").value_or(0.0);
-      x.get("user");
-      SensorSpec s;
-      s.name = name;
-      s.noiseStddev = noise;
-      const auto siteFrame = [&]() -> std::pair<std::string, Isometry3d> {
-        if (!site) fail(c, "<" + tag + "> needs a site");
-        const auto it = m_sites.find(*site);
-        if (it == m_sites.end()) fail(c, "site '" + *site + "' is not defined");
-        return it->second;
-      };
-      if (tag == "accelerometer" || tag == "gyro") {
-        const auto [frame, pose] = siteFrame();
-        const auto at = imuAt.find(*site);
-        if (at != imuAt.end()) {
-          warn(c, "<" + tag + "> '" + name + "' is the same IMU as sensor '" + m_spec.sensors[at->second].name +
-                      "' (an Articula IMU measures both)");
-          done(x);
+      try {
+        const std::string tag = c->Name();
+        Elem x = elem(c, "", tag);
+        const std::string name = objectName(x);
+        const std::optional<std::string> site = x.get("site");
+        const std::optional<std::string> joint = x.get("joint");
+        const double noise = number(x, "noise").value_or(0.0);
+        x.get("user");
+        SensorSpec s;
+        s.name = name;
+        s.noiseStddev = noise;
+        const auto siteFrame = [&]() -> std::pair<std::string, Isometry3d> {
+          if (!site) fail(c, "<" + tag + "> needs a site");
+          const auto it = m_sites.find(*site);
+          if (it == m_sites.end()) undefined(c, "site", *site);
+          return it->second;
+        };
+        if (tag == "accelerometer" || tag == "gyro") {
+          const auto [frame, pose] = siteFrame();
+          const auto at = imuAt.find(*site);
+          if (at != imuAt.end()) {
+            warn(c, "<" + tag + "> '" + name + "' is the same IMU as sensor '" + m_spec.sensors[at->second].name +
+                        "' (an Articula IMU measures both)");
+            done(x);
+            continue;
+          }
+          s.type = SensorType::Imu;
+          s.frame = frame;
+          s.pose = pose;
+          imuAt[*site] = m_spec.sensors.size();
+        } else if (tag == "force" || tag == "torque") {
+          const auto [frame, pose] = siteFrame();
+          const auto at = ftAt.find(*site);
+          if (at != ftAt.end()) {
+            warn(c, "<" + tag + "> '" + name + "' is the same force-torque sensor as '" +
+                        m_spec.sensors[at->second].name + "'");
+            done(x);
+            continue;
+          }
+          // The joint of the site's body (its last link), at the site.
+          const LinkSpec* link = linkOfFrame(frame);
+          if (link == nullptr || link->joint.type == JointType::Free) {
+            ignore(c, "<" + tag + "> '" + name + "': the site's body has no parent joint; not imported");
+            done(x);
+            continue;
+          }
+          s.type = SensorType::ForceTorque;
+          s.joint = frame.substr(0, frame.find('/')) + "/" + link->joint.name;
+          s.pose = link->joint.childOffset.inverse() * pose;
+          ftAt[*site] = m_spec.sensors.size();
+        } else if (tag == "touch") {
+          const auto [frame, pose] = siteFrame();
+          s.type = SensorType::Contact;
+          s.frame = frame;
+          warn(c, "<touch> '" + name + "' measures every contact of its body, not only those in the site's volume");
+        } else if (tag == "jointpos" || tag == "jointvel") {
+          if (!joint) fail(c, "<" + tag + "> needs a joint");
+          const auto it = m_joints.find(*joint);
+          if (it == m_joints.end()) undefined(c, "joint", *joint);
+          if (it->second.link.empty()) {
+            ignore(c, "<" + tag + "> '" + name + "' on the free joint of a rigid body not imported");
+            done(x);
+            continue;
+          }
+          s.type = SensorType::JointEncoder;
+          s.joint = it->second.owner + "/" + jointNameOf(it->second);
+          // An encoder measures both q and v (docs/import.md): a jointpos and a
+          // jointvel on the same joint are one encoder.
+          const auto at = encoderAt.find(s.joint);
+          if (at != encoderAt.end()) {
+            warn(c, "<" + tag + "> '" + name + "' is the same joint encoder as sensor '" +
+                        m_spec.sensors[at->second].name + "'");
+            done(x);
+            continue;
+          }
+          encoderAt[s.joint] = m_spec.sensors.size();
+        } else if (tag == "rangefinder") {
+          const auto [frame, pose] = siteFrame();
+          s.type = SensorType::Rangefinder;
+          s.frame = frame;
+          // MuJoCo's rangefinder looks along the site's +z, ours along +x.
+          s.pose = pose * Isometry3d(Eigen::AngleAxisd(-std::numbers::pi / 2, Vector3d::UnitY()));
+          s.maxRange = 1e6;
+        } else {
+          ignore(c, "<" + tag + "> sensor not imported (Articula has no sensor of this kind)");
           continue;
         }
-        s.type = SensorType::Imu;
-        s.frame = frame;
-        s.pose = pose;
-        imuAt[*site] = m_spec.sensors.size();
-      } else if (tag == "force" || tag == "torque") {
-        const auto [frame, pose] = siteFrame();
-        const auto at = ftAt.find(*site);
-        if (at != ftAt.end()) {
-          warn(c, "<" + tag + "> '" + name + "' is the same force-torque sensor as '" +
-                      m_spec.sensors[at->second].name + "'");
-          done(x);
-          continue;
-        }
-        // The joint of the site's body (its last link), at the site.
-        const LinkSpec* link = linkOfFrame(frame);
-        if (link == nullptr || link->joint.type == JointType::Free) {
-          ignore(c, "<" + tag + "> '" + name + "': the site's body has no parent joint; not imported");
-          done(x);
-          continue;
-        }
-        s.type = SensorType::ForceTorque;
-        s.joint = frame.substr(0, frame.find('/')) + "/" + link->joint.name;
-        s.pose = link->joint.childOffset.inverse() * pose;
-        ftAt[*site] = m_spec.sensors.size();
-      } else if (tag == "touch") {
-        const auto [frame, pose] = siteFrame();
-        s.type = SensorType::Contact;
-        s.frame = frame;
-        warn(c, "<touch> '" + name + "' measures every contact of its body, not only those in the site's volume");
-      } else if (tag == "jointpos" || tag == "jointvel") {
-        if (!joint) fail(c, "<" + tag + "> needs a joint");
-        const auto it = m_joints.find(*joint);
-        if (it == m_joints.end()) fail(c, "joint '" + *joint + "' is not defined");
-        if (it->second.link.empty()) {
-          ignore(c, "<" + tag + "> '" + name + "' on the free joint of a rigid body not imported");
-          done(x);
-          continue;
-        }
-        s.type = SensorType::JointEncoder;
-        s.joint = it->second.owner + "/" + jointNameOf(it->second);
-        // An encoder measures both q and v (docs/import.md): a jointpos and a
-        // jointvel on the same joint are one encoder.
-        const auto at = encoderAt.find(s.joint);
-        if (at != encoderAt.end()) {
-          warn(c, "<" + tag + "> '" + name + "' is the same joint encoder as sensor '" +
-                      m_spec.sensors[at->second].name + "'");
-          done(x);
-          continue;
-        }
-        encoderAt[s.joint] = m_spec.sensors.size();
-      } else if (tag == "rangefinder") {
-        const auto [frame, pose] = siteFrame();
-        s.type = SensorType::Rangefinder;
-        s.frame = frame;
-        // MuJoCo's rangefinder looks along the site's +z, ours along +x.
-        s.pose = pose * Isometry3d(Eigen::AngleAxisd(-std::numbers::pi / 2, Vector3d::UnitY()));
-        s.maxRange = 1e6;
-      } else {
-        ignore(c, "<" + tag + "> sensor not imported (Articula has no sensor of this kind)");
-        continue;
+        done(x);
+        m_spec.sensors.push_back(s);
+        m_report.sensors.push_back(SensorMade{s.name, std::string(toString(s.type)),
+                                              s.joint.empty() ? s.frame : s.joint, fileOf(c), c->GetLineNum()});
+      } catch (const GeneratedName& g) {
+        notImported(c, g);
       }
-      done(x);
-      m_spec.sensors.push_back(s);
-      m_report.sensors.push_back(SensorMade{s.name, std::string(toString(s.type)), s.joint.empty() ? s.frame : s.joint,
-                                            fileOf(c), c->GetLineNum()});
     }
   }
 
@@ -2076,6 +2183,14 @@ class MjcfImporter {
       const std::vector<double> qvel = numbers(x, "qvel", 0, 1u << 30);
       const std::vector<double> ctrl = numbers(x, "ctrl", 0, 1u << 30);
       done(x);
+      const bool sizesDiffer = (!qpos.empty() && static_cast<int>(qpos.size()) != mjNq()) ||
+                               (!qvel.empty() && static_cast<int>(qvel.size()) != mjNv());
+      if (sizesDiffer && !m_skippedGenerators.empty()) {
+        const SkippedGenerator& g = m_skippedGenerators.front();
+        ignore(c, "key '" + k.name + "' not imported: its coordinates include those of the <" + g.tag + "> at line " +
+                      std::to_string(g.line) + ", which is not imported");
+        continue;
+      }
       if (!qpos.empty() && static_cast<int>(qpos.size()) != mjNq()) {
         fail(c, "key '" + k.name + "': qpos has " + std::to_string(qpos.size()) + " numbers, the model has " +
                     std::to_string(mjNq()) + " position coordinates");

@@ -442,7 +442,7 @@ f 4 5 8
     const JointCoupler gear = *w.getJointCoupler("gear");
     QCOMPARE(gear.getSpec().ratio, -2.0);
     QCOMPARE(gear.getSpec().offset, 0.1);
-    QVERIFY(hasEntry(m->report.ignored, "<tendon> equality not imported"));
+    QVERIFY(hasEntry(m->report.ignored, "<tendon> equality 't' not imported (Articula has no tendons)"));
     QVERIFY(hasEntry(m->report.ignored, "<tendon> not imported (Articula has no tendons)"));
     // The pin keeps the rod tip at the world point it starts at while the crank turns.
     w.enterSimulationMode();
@@ -688,6 +688,96 @@ f 4 5 8
   }
 
   // Bad input fails with the file's line and a reason, and leaves nothing behind.
+  // A site's fromto puts it at the segment's middle, z along the segment
+  // (a rangefinder looks along it); inheritrange gives a position servo the
+  // joint's range, scaled about its middle.
+  void siteFromtoAndInheritRange() {
+    const auto m = load(R"(<mujoco model="fr">
+  <compiler angle="degree"/>
+  <worldbody>
+    <geom type="plane" size="0 0 1"/>
+    <body name="base" pos="0 0 1">
+      <geom type="box" size="0.1 0.1 0.1"/>
+      <site name="down" fromto="0.3 0 -0.2 0.3 0 -0.4"/>
+      <body name="arm">
+        <joint name="j" axis="0 1 0" range="-30 90"/>
+        <geom size="0.05" pos="0.2 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <default><position kp="10" inheritrange="0.5"/></default>
+  <actuator>
+    <position name="full" joint="j" inheritrange="1"/>
+    <position name="half" joint="j"/>
+  </actuator>
+  <sensor><rangefinder name="rf" site="down"/></sensor>
+</mujoco>)");
+    World& w = m->world;
+    // The site sits at (0.3, 0, 1 − 0.3) and looks down: 0.7 m to the plane.
+    w.enterSimulationMode();
+    w.step();
+    const VectorXd range = w.getSensor("rf")->getReading().values;
+    QVERIFY2(std::abs(range[0] - 0.7) < 1e-3, qPrintable(QString::number(range[0])));
+    w.resetToDesignMode();
+    const double lo = -30.0 * kPi / 180.0;
+    const double hi = 90.0 * kPi / 180.0;
+    const ActuatorSpec full = w.getActuator("full")->getSpec();
+    QVERIFY(std::abs(full.controlMin - lo) < 1e-12);
+    QVERIFY(std::abs(full.controlMax - hi) < 1e-12);
+    const ActuatorSpec half = w.getActuator("half")->getSpec();  // from the default class
+    QVERIFY(std::abs(half.controlMin - (0.5 * (lo + hi) - 0.25 * (hi - lo))) < 1e-12);
+    QVERIFY(std::abs(half.controlMax - (0.5 * (lo + hi) + 0.25 * (hi - lo))) < 1e-12);
+    const std::string e = importError(
+        "<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
+        "<actuator><position joint=\"j\" inheritrange=\"1\"/></actuator></mujoco>");
+    QVERIFY2(e.find("inheritrange needs a range on joint 'j'") != std::string::npos, e.c_str());
+  }
+
+  // What refers to the parts of a <composite> (not imported) is reported and
+  // left out, as MuJoCo would have made those parts; a name nothing would
+  // make is still an error.
+  void partsOfACompositeAreReported() {
+    const auto m = load(R"(<mujoco model="cable">
+  <worldbody>
+    <composite type="cable" count="11 1 1" size="1" initial="none">
+      <geom type="capsule" size=".005"/>
+    </composite>
+    <body name="slider" pos="1.1 0 0">
+      <joint name="s" type="slide" axis="1 0 0"/>
+      <geom size=".01"/>
+    </body>
+  </worldbody>
+  <equality><connect name="end" body1="B_last" body2="slider" anchor="0 0 0"/></equality>
+  <contact><exclude body1="B_last" body2="slider"/></contact>
+  <actuator>
+    <motor name="pull" site="S_last" gear="0 0 0 1 0 0"/>
+    <motor name="push" joint="s"/>
+  </actuator>
+  <sensor><jointpos name="js" joint="J_3"/></sensor>
+  <keyframe><key name="k" qpos="0 1 2 3"/></keyframe>
+</mujoco>)");
+    const World& w = m->world;
+    QCOMPARE(w.numActuators(), std::size_t(1));
+    QCOMPARE(w.numLoopClosures(), std::size_t(0));
+    QCOMPARE(w.numSensors(), std::size_t(0));
+    const auto& ignored = m->report.ignored;
+    QVERIFY(hasEntry(ignored, "<composite> in <worldbody> not imported (nor the bodies, joints and sites it generates)",
+                     3));
+    QVERIFY(hasEntry(
+        ignored, "<connect> not imported: body 'B_last' is not defined (the <composite> at line 3 would make it", 11));
+    QVERIFY(hasEntry(ignored, "<exclude> not imported: body 'B_last'", 12));
+    QVERIFY(hasEntry(ignored, "<jointpos> not imported: joint 'J_3'", 17));
+    QVERIFY(hasEntry(ignored, "key 'k' not imported: its coordinates include those of the <composite> at line 3", 18));
+    std::string e = importError(
+        "<mujoco><worldbody><composite type=\"cable\" count=\"5 1 1\"/><body name=\"a\"><geom size=\"1\"/></body>"
+        "</worldbody><contact><exclude body1=\"a\" body2=\"tip\"/></contact></mujoco>");
+    QVERIFY2(e.find("body 'tip' is not defined") != std::string::npos, e.c_str());
+    e = importError(
+        "<mujoco><worldbody><body name=\"a\"><geom size=\"1\"/></body></worldbody>"
+        "<contact><exclude body1=\"a\" body2=\"B_last\"/></contact></mujoco>");
+    QVERIFY2(e.find("body 'B_last' is not defined") != std::string::npos, e.c_str());
+  }
+
   void clearErrors() {
     int line = 0;
     std::string e = importError(

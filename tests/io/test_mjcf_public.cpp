@@ -71,6 +71,11 @@ const std::map<std::string, std::string>& mujocoRefuses() {
   static const std::map<std::string, std::string> refused{
       {"mujoco/car.xml",
        "written for MuJoCo 3: the joint attribute actuatorforcerange and the jointactuatorfrc sensor are newer"},
+      {"menagerie/iiwa14.xml", "written for MuJoCo 3: the integrator implicitfast is newer"},
+      {"menagerie/spot.xml",
+       "written for MuJoCo 3: ellipsoidinertia, actuatorfrcrange, inheritrange and implicitfast are newer"},
+      {"menagerie/x2.xml", "written for MuJoCo 3: the compiler attribute assetdir is newer"},
+      {"mujoco/plugin/cable.xml", "written for MuJoCo 3: <extension>, plugins and cable composites are newer"},
   };
   return refused;
 }
@@ -79,17 +84,29 @@ fs::path dataDir() {
   return fs::path(ARTICULA_SOURCE_DIR) / "tests" / "data" / "mjcf";
 }
 
-/// The model files: <mujoco> roots with a <worldbody>, relative to dataDir().
+/// The model files: <mujoco> roots with a <worldbody> that no other file
+/// includes (a scene piece such as a floor is not a model), relative to dataDir().
 std::vector<std::string> modelFiles() {
-  std::vector<std::string> files;
+  std::vector<fs::path> candidates;
+  std::set<fs::path> included;
   for (const auto& entry : fs::recursive_directory_iterator(dataDir())) {
     if (!entry.is_regular_file() || entry.path().extension() != ".xml") continue;
     tinyxml2::XMLDocument doc;
     if (doc.LoadFile(entry.path().c_str()) != tinyxml2::XML_SUCCESS) continue;
     const tinyxml2::XMLElement* root = doc.RootElement();
     if (root == nullptr || std::string(root->Name()) != "mujoco") continue;
+    for (const tinyxml2::XMLElement* e = root->FirstChildElement("include"); e != nullptr;
+         e = e->NextSiblingElement("include")) {
+      if (const char* name = e->Attribute("file")) {
+        included.insert((entry.path().parent_path() / name).lexically_normal());
+      }
+    }
     if (root->FirstChildElement("worldbody") == nullptr) continue;
-    files.push_back(fs::relative(entry.path(), dataDir()).generic_string());
+    candidates.push_back(entry.path().lexically_normal());
+  }
+  std::vector<std::string> files;
+  for (const fs::path& p : candidates) {
+    if (included.count(p) == 0) files.push_back(fs::relative(p, dataDir()).generic_string());
   }
   std::sort(files.begin(), files.end());
   return files;
