@@ -200,32 +200,6 @@ void requirePositive(double value, const char* what) {
   }
 }
 
-Matrix3d diagonal(double xx, double yy, double zz) {
-  return Vector3d(xx, yy, zz).asDiagonal();
-}
-
-// Σ of mass properties given in the body frame: masses add, the COM is the
-// mass-weighted mean, and each rotational inertia moves to the common COM
-// by the parallel-axis theorem I + m (|d|² 1 − d dᵀ).
-Inertia combine(const std::vector<Inertia>& parts) {
-  Inertia total;
-  total.mass = 0.0;
-  total.com.setZero();
-  total.rotational.setZero();
-  for (const Inertia& p : parts) {
-    total.mass += p.mass;
-    total.com += p.mass * p.com;
-  }
-  total.com /= total.mass;
-  for (const Inertia& p : parts) {
-    const Vector3d d = p.com - total.com;
-    total.rotational += p.rotational + p.mass * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose());
-  }
-  // Remove the round-off asymmetry of the sums.
-  total.rotational = 0.5 * (total.rotational + total.rotational.transpose()).eval();
-  return total;
-}
-
 bool nameTaken(const World& world, const ObjectRef& ref, const std::string& newName) {
   switch (ref.kind) {
     case ObjectKind::RigidBody:
@@ -277,65 +251,11 @@ std::string uniqueName(const std::string& base, const std::function<bool(const s
 // ---- inertia -------------------------------------------------------------------------
 
 Inertia primitiveInertia(const Geometry& g, double density) {
-  requirePositive(density, "density");
-  constexpr double pi = std::numbers::pi;
-  Inertia in;
-  in.com.setZero();
-  switch (g.type) {
-    case GeometryType::Box: {
-      const Vector3d s = g.size;
-      requirePositive(s.x(), "box size x");
-      requirePositive(s.y(), "box size y");
-      requirePositive(s.z(), "box size z");
-      return Inertia::box(density * s.x() * s.y() * s.z(), s);
-    }
-    case GeometryType::Sphere: {
-      const double r = g.radius;
-      requirePositive(r, "sphere radius");
-      return Inertia::sphere(density * 4.0 / 3.0 * pi * r * r * r, r);
-    }
-    case GeometryType::Cylinder: {
-      const double r = g.radius;
-      const double l = g.length;
-      requirePositive(r, "cylinder radius");
-      requirePositive(l, "cylinder length");
-      return Inertia::cylinder(density * pi * r * r * l, r, l);
-    }
-    case GeometryType::Capsule: {
-      // A cylinder of length l plus two hemispheres of radius r whose flat
-      // faces close its ends. A hemisphere of mass m has its COM 3r/8 from
-      // its flat face and, about a diameter of that face, 2/5 m r²; about
-      // the capsule centre (distance l/2 + 3r/8 from its COM) that is
-      // 2/5 m r² − m (3r/8)² + m (l/2 + 3r/8)² = m (2/5 r² + l²/4 + 3 l r / 8).
-      const double r = g.radius;
-      const double l = g.length;
-      requirePositive(r, "capsule radius");
-      requirePositive(l, "capsule length");
-      const double mCylinder = density * pi * r * r * l;
-      const double mSpheres = density * 4.0 / 3.0 * pi * r * r * r;  // both hemispheres
-      in.mass = mCylinder + mSpheres;
-      const double side =
-          mCylinder * (3.0 * r * r + l * l) / 12.0 + mSpheres * (0.4 * r * r + 0.25 * l * l + 0.375 * l * r);
-      const double axial = 0.5 * mCylinder * r * r + 0.4 * mSpheres * r * r;
-      in.rotational = diagonal(side, side, axial);
-      return in;
-    }
-    case GeometryType::Ellipsoid: {
-      const Vector3d a = g.size;
-      requirePositive(a.x(), "ellipsoid semi-axis x");
-      requirePositive(a.y(), "ellipsoid semi-axis y");
-      requirePositive(a.z(), "ellipsoid semi-axis z");
-      in.mass = density * 4.0 / 3.0 * pi * a.x() * a.y() * a.z();
-      in.rotational =
-          diagonal(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(), a.x() * a.x() + a.y() * a.y()) *
-          (in.mass / 5.0);
-      return in;
-    }
-    case GeometryType::Plane:
-    case GeometryType::ConvexMesh:
-    case GeometryType::TriangleMesh:
-      break;
+  if (g.type == GeometryType::Box || g.type == GeometryType::Sphere || g.type == GeometryType::Cylinder ||
+      g.type == GeometryType::Capsule || g.type == GeometryType::Ellipsoid) {
+    return *solidInertia(g, density);
   }
+  requirePositive(density, "density");
   throw InvalidArgument("no mass properties for a " + std::string(toString(g.type)) +
                         " shape (only box, sphere, capsule, cylinder and ellipsoid)");
 }
@@ -346,27 +266,23 @@ Inertia inertiaFromShapes(const World& world, const ObjectRef& body, double dens
   const Frame frame = bodyFrame(world, body);
   std::vector<Shape> shapes = world.getCollisionShapes(frame);
   if (shapes.empty()) shapes = world.getVisualShapes(frame);
-  std::vector<Inertia> parts;
+  Inertia total = Inertia::zero();
+  int parts = 0;
   for (const Shape& shape : shapes) {
     const Geometry& g = shape.getGeometry();
     if (g.type == GeometryType::Plane || g.type == GeometryType::ConvexMesh || g.type == GeometryType::TriangleMesh) {
       if (skipped != nullptr) skipped->push_back(shape.name());
       continue;
     }
-    // Shape frame S in the body frame B: com_B = X_BS·com_S, I_B = R_BS I_S R_BSᵀ.
-    const Isometry3d X_BS = shape.getLocalPose();
-    const Inertia local = primitiveInertia(g, density);
-    Inertia part;
-    part.mass = local.mass;
-    part.com = X_BS * local.com;
-    part.rotational = X_BS.linear() * local.rotational * X_BS.linear().transpose();
-    parts.push_back(part);
+    // Shape frame S at X_BS in the body frame B.
+    total.add(primitiveInertia(g, density), shape.getLocalPose());
+    ++parts;
   }
-  if (parts.empty()) {
+  if (parts == 0) {
     throw InvalidArgument(std::string(kindName(body.kind)) + " " + quoted(body.name) +
                           " has no box, sphere, capsule, cylinder or ellipsoid shape to compute its inertia from");
   }
-  return combine(parts);
+  return total;
 }
 
 // ---- creation ------------------------------------------------------------------------

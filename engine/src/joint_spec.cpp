@@ -86,35 +86,4 @@ JointSpec JointSpec::named(std::string n) const {
   return s;
 }
 
-Inertia Inertia::box(double mass, const Vector3d& size) {
-  Inertia in;
-  in.mass = mass;
-  const Vector3d s2 = size.cwiseProduct(size);
-  in.rotational = (mass / 12.0 * Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
-  return in;
-}
-
-Inertia Inertia::sphere(double mass, double radius) {
-  Inertia in;
-  in.mass = mass;
-  in.rotational = Matrix3d::Identity() * (0.4 * mass * radius * radius);
-  return in;
-}
-
-Inertia Inertia::cylinder(double mass, double radius, double length) {
-  Inertia in;
-  in.mass = mass;
-  const double side = mass * (3.0 * radius * radius + length * length) / 12.0;
-  in.rotational = Vector3d(side, side, 0.5 * mass * radius * radius).asDiagonal();
-  return in;
-}
-
-Inertia Inertia::pointMass(double mass, const Vector3d& com) {
-  Inertia in;
-  in.mass = mass;
-  in.com = com;
-  in.rotational.setZero();
-  return in;
-}
-
 }  // namespace articula

@@ -1240,116 +1240,20 @@ class MjcfImporter {
   // Mass properties of a solid geometry of unit density: mass (= volume),
   // centre and rotational inertia about it, in the geom frame.
   std::optional<Inertia> unitInertia(const GeomRead& g) {
-    const double pi = std::numbers::pi;
-    Inertia I;
-    I.com.setZero();
     const Geometry& geo = g.geometry;
-    switch (geo.type) {
-      case GeometryType::Sphere: {
-        const double r = geo.radius;
-        I.mass = 4.0 / 3.0 * pi * r * r * r;
-        I.rotational = Matrix3d::Identity() * 0.4 * I.mass * r * r;
-        return I;
-      }
-      case GeometryType::Box: {
-        const Vector3d s = geo.size;
-        I.mass = s.prod();
-        I.rotational =
-            (I.mass / 12.0 *
-             Vector3d(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y()))
-                .asDiagonal();
-        return I;
-      }
-      case GeometryType::Cylinder: {
-        const double r = geo.radius;
-        const double L = geo.length;
-        I.mass = pi * r * r * L;
-        const double t = I.mass * (3.0 * r * r + L * L) / 12.0;
-        I.rotational = Vector3d(t, t, 0.5 * I.mass * r * r).asDiagonal();
-        return I;
-      }
-      case GeometryType::Capsule: {
-        const double r = geo.radius;
-        const double h = 0.5 * geo.length;
-        const double mc = pi * r * r * geo.length;
-        const double ms = 4.0 / 3.0 * pi * r * r * r;
-        I.mass = mc + ms;
-        const double t =
-            mc * (3.0 * r * r + geo.length * geo.length) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r);
-        I.rotational = Vector3d(t, t, 0.5 * mc * r * r + 0.4 * ms * r * r).asDiagonal();
-        return I;
-      }
-      case GeometryType::Ellipsoid: {
-        const Vector3d a = geo.size;
-        I.mass = 4.0 / 3.0 * pi * a.prod();
-        I.rotational =
-            (I.mass / 5.0 *
-             Vector3d(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(), a.x() * a.x() + a.y() * a.y()))
-                .asDiagonal();
-        return I;
-      }
-      case GeometryType::ConvexMesh:
-      case GeometryType::TriangleMesh: {
-        std::vector<Vector3d> vertices;
-        std::vector<std::array<int, 3>> triangles;
-        if (!g.triangles.empty()) {
-          vertices = geo.vertices;  // given in the file, scaled
-          triangles = g.triangles;
-        } else {
-          if (g.meshFile.empty() || !m_options.loadMeshes) return std::nullopt;
-          std::shared_ptr<const detail::MeshData> mesh;
-          try {
-            mesh = detail::loadMesh(g.meshFile);
-          } catch (const std::exception&) {
-            return std::nullopt;  // reported with the geom
-          }
-          for (const Vector3d& v : mesh->vertices) vertices.push_back(v.cwiseProduct(geo.meshScale));
-          triangles = mesh->triangles;
-        }
-        // Signed tetrahedra from the origin: volume, first and second moments.
-        double volume = 0.0;
-        Vector3d first = Vector3d::Zero();
-        Matrix3d second = Matrix3d::Zero();  // ∫ x xᵀ dV
-        for (const auto& t : triangles) {
-          const Vector3d a = vertices[static_cast<std::size_t>(t[0])];
-          const Vector3d b = vertices[static_cast<std::size_t>(t[1])];
-          const Vector3d c = vertices[static_cast<std::size_t>(t[2])];
-          const double v = a.dot(b.cross(c)) / 6.0;
-          volume += v;
-          first += v * (a + b + c) / 4.0;
-          const Vector3d s = a + b + c;
-          second += v / 20.0 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose());
-        }
-        if (volume < 0.0) {  // inward-facing triangles
-          volume = -volume;
-          first = -first;
-          second = -second;
-        }
-        if (!(volume > 1e-15)) return std::nullopt;
-        I.mass = volume;
-        I.com = first / volume;
-        const Matrix3d aboutCom = second - volume * I.com * I.com.transpose();
-        I.rotational = Matrix3d::Identity() * aboutCom.trace() - aboutCom;
-        return I;
-      }
-      default:
-        return std::nullopt;
+    if (geo.type != GeometryType::ConvexMesh && geo.type != GeometryType::TriangleMesh) return solidInertia(geo, 1.0);
+    if (!g.triangles.empty()) return solidMeshInertia(geo.vertices, g.triangles, 1.0);  // given in the file, scaled
+    if (g.meshFile.empty() || !m_options.loadMeshes) return std::nullopt;
+    std::shared_ptr<const detail::MeshData> mesh;
+    try {
+      mesh = detail::loadMesh(g.meshFile);
+    } catch (const std::exception&) {
+      return std::nullopt;  // reported with the geom
     }
-  }
-
-  static void addInertia(Inertia& total, const Inertia& part, const Isometry3d& X) {
-    const double m = total.mass + part.mass;
-    if (!(m > 0.0)) return;
-    const Vector3d c = X * part.com;
-    const Vector3d com = (total.mass * total.com + part.mass * c) / m;
-    const auto shift = [](double mass, const Vector3d& d) {
-      return Matrix3d(mass * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose()));
-    };
-    const Matrix3d R = X.linear();
-    total.rotational = total.rotational + shift(total.mass, total.com - com) + R * part.rotational * R.transpose() +
-                       shift(part.mass, c - com);
-    total.mass = m;
-    total.com = com;
+    std::vector<Vector3d> vertices;
+    vertices.reserve(mesh->vertices.size());
+    for (const Vector3d& v : mesh->vertices) vertices.push_back(v.cwiseProduct(geo.meshScale));
+    return solidMeshInertia(vertices, mesh->triangles, 1.0);
   }
 
   Inertia bodyInertia(const XMLElement* body, const std::string& childClass, const std::string& name) {
@@ -1358,7 +1262,7 @@ class MjcfImporter {
       if (std::string(c->Name()) == "inertial") inertial = c;
     }
     const bool fromGeoms = m_inertiaFromGeom == "true" || (m_inertiaFromGeom == "auto" && inertial == nullptr);
-    Inertia I{0.0, Vector3d::Zero(), Matrix3d::Zero()};
+    Inertia I = Inertia::zero();
     if (!fromGeoms && inertial != nullptr) {
       Elem x = elem(inertial, childClass, "inertial");
       const Isometry3d X = pose(x);
@@ -1403,7 +1307,7 @@ class MjcfImporter {
         Inertia part = *unit;
         part.mass *= scale;
         part.rotational *= scale;
-        addInertia(I, part, g.pose);
+        I.add(part, g.pose);
       }
     }
     boundInertia(I);

@@ -116,6 +116,19 @@ struct Inertia {
   static Inertia cylinder(double mass, double radius, double length);
   /// Point mass at `com` (zero rotational inertia).
   static Inertia pointMass(double mass, const Vector3d& com);
+  /// Solid capsule: a cylinder of `radius` and `length` along z closed by a
+  /// hemisphere at each end (the shape of Geometry::capsule), COM at the origin.
+  static Inertia capsule(double mass, double radius, double length);
+  /// Solid ellipsoid of semi-axes `semiAxes` along x, y, z (m).
+  static Inertia ellipsoid(double mass, const Vector3d& semiAxes);
+
+  /// Adds `part`, whose mass properties are given in a frame at pose `X` in
+  /// this inertia's frame: the masses add, the centres of mass average by
+  /// mass, and both rotational inertias move to the common centre
+  /// (parallel-axis theorem). Adding to a zero mass gives `part` moved by X.
+  Inertia& add(const Inertia& part, const Isometry3d& X = Isometry3d::Identity());
+  /// Zero mass, centre at the origin, zero rotational inertia: the start of a sum.
+  static Inertia zero();
 };
 
 /// Initial data of a free-floating rigid body.

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,22 @@ struct Geometry {
   static Geometry convexMesh(std::vector<Vector3d> vertices);
   static Geometry triangleMesh(std::vector<Vector3d> vertices, std::vector<std::array<int, 3>> triangles);
 };
+
+struct Inertia;
+
+/// Mass properties of a solid of uniform `density` (kg/m³) filling `g`, in
+/// the shape's own frame: boxes, spheres, cylinders, capsules, ellipsoids,
+/// and triangle meshes (the volume their closed surface bounds, either
+/// orientation). Nothing for a plane, a convex mesh given by its vertices
+/// alone, or a mesh that bounds no volume.
+/// @throws InvalidArgument for a density or a size that is not positive and finite.
+std::optional<Inertia> solidInertia(const Geometry& g, double density);
+
+/// The solid a closed triangle surface bounds, at `density`, from the
+/// signed tetrahedra of its triangles with the origin (so either
+/// orientation, and any origin); nothing when the volume is zero.
+std::optional<Inertia> solidMeshInertia(const std::vector<Vector3d>& vertices,
+                                        const std::vector<std::array<int, 3>>& triangles, double density);
 
 /// Contact material of a collision shape. For a contact between shapes A
 /// and B the friction coefficient is √(μA·μB) and the restitution max(eA, eB).
