@@ -509,7 +509,11 @@ RunOutcome executeRun(const RunOptions& o, const RowObserver& observeRow) {
     std::cerr << "articula-run: the simulation diverged at step " << good + 1 << ": " << failure
               << "\narticula-run: stopped; the last good frame is step " << good << " (t = " << formatNumber(t) << " s)"
               << (csv.enabled() ? ", the last row of " + o.csv : std::string())
-              << (recorder ? ", the last frame of " + o.record : std::string()) << "; try a smaller --dt\n"
+              << (recorder ? ", the last frame of " + o.record : std::string())
+              << (good == 0 ? "; a model that diverges at once is often its masses or its starting pose: the "
+                              "import's warnings (--verbose) say what was repaired"
+                            : "; try a smaller --dt")
+              << "\n"
               << std::flush;
   }
   if (recorder && !o.quiet) {

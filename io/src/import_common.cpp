@@ -89,8 +89,15 @@ std::optional<fs::path> ResourceResolver::resolve(const std::string& uri, std::s
       if (isFile(dir / package / inside)) return dir / package / inside;
       if (dir.filename() == package && isFile(dir / inside)) return dir / inside;
     }
+    // The first folders searched (the package path and the file's own
+    // folders come first); the rest by count, to keep the message short.
+    constexpr std::size_t kShown = 3;
     std::string tried;
-    for (const fs::path& dir : m_searchPath) tried += (tried.empty() ? "" : ", ") + dir.string();
+    for (std::size_t i = 0; i < m_searchPath.size() && i < kShown; ++i) {
+      tried += (i == 0 ? "" : ", ") + m_searchPath[i].string();
+    }
+    if (m_searchPath.size() > kShown) tried += " and " + std::to_string(m_searchPath.size() - kShown) + " more";
+    if (tried.empty()) tried = "no folder";
     return fail("package '" + package + "' containing '" + inside.string() + "' was not found in the package path (" +
                 tried + "); add its parent folder with --package-path or ARTICULA_PACKAGE_PATH");
   }
@@ -511,6 +518,85 @@ void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportRep
          << local(it->getParentJoint().name()) << "') but has no mass of its own or through welded links; given "
          << mass << " kg (a solid sphere of " << kRadius << " m at its origin) so that it can be simulated";
       report.warnings.push_back(ReportEntry{file, 0, os.str()});
+    }
+  }
+}
+
+namespace {
+
+// Whether the symmetric matrix M is singular (or not positive definite) to
+// working precision: its smallest eigenvalue at most 1e-12 of its largest.
+bool isSingular(const MatrixXd& M) {
+  if (M.size() == 0) return false;
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M, Eigen::EigenvaluesOnly);
+  if (eig.info() != Eigen::Success) return true;
+  const double largest = eig.eigenvalues().cwiseAbs().maxCoeff();
+  return !(eig.eigenvalues().minCoeff() > 1e-12 * largest);
+}
+
+}  // namespace
+
+void giveMassWhereMassMatrixIsSingular(World& world, const std::string& file, ImportReport& report) {
+  constexpr double kRadius = 0.05;  // m, as giveMassToMasslessSubtrees
+  for (const Multibody& mb : world.getMultibodies()) {
+    if (!isSingular(mb.getMassMatrix())) continue;
+    const std::string prefix = mb.name() + "/";
+    const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
+    std::vector<Link> massless;
+    for (const Link& link : mb.getLinks()) {
+      if (link.getParentJoint().numDofs() > 0 && !(link.getInertia().mass > 0.0)) massless.push_back(link);
+    }
+    std::ostringstream os;
+    if (massless.empty()) {
+      os << "the mass matrix of '" << mb.name()
+         << "' is singular at its initial pose (some joint moves neither mass nor rotational inertia); the model "
+            "cannot be simulated as it is";
+      report.warnings.push_back(ReportEntry{file, 0, os.str()});
+      continue;
+    }
+    // 1 % of the model's mass, or as much as its lightest link with mass
+    // when that is more (a model whose only masses are its fingers' should
+    // not hang an arm of almost nothing on them).
+    const double total = mb.getMass();
+    double lightest = std::numeric_limits<double>::infinity();
+    for (const Link& link : mb.getLinks()) {
+      if (link.getInertia().mass > 0.0) lightest = std::min(lightest, link.getInertia().mass);
+    }
+    const double mass = total > 0.0 ? std::max(0.01 * total, lightest) : 1.0;
+    for (Link& link : massless) link.setInertia(Inertia::sphere(mass, kRadius));
+    os << "the mass matrix of '" << mb.name() << "' is singular with the file's masses: its " << massless.size()
+       << " moving link" << (massless.size() > 1 ? "s" : "") << " without mass (";
+    for (std::size_t i = 0; i < massless.size(); ++i) os << (i > 0 ? ", '" : "'") << local(massless[i].name()) << "'";
+    os << ") " << (massless.size() > 1 ? "were each" : "was") << " given " << mass << " kg (a solid sphere of "
+       << kRadius << " m at the link origin) so that it can be simulated";
+    report.warnings.push_back(ReportEntry{file, 0, os.str()});
+  }
+}
+
+void startInsideLimits(World& world, const std::string& file, ImportReport& report,
+                       const std::function<int(const std::string& joint)>& lineOf) {
+  for (const Multibody& mb : world.getMultibodies()) {
+    const std::string prefix = mb.name() + "/";
+    for (Joint joint : mb.getJoints()) {
+      if (joint.numPositions() != joint.numDofs()) continue;  // quaternion coordinates: no per-coordinate limit
+      const JointSpec spec = joint.getSpec();
+      for (int k = 0; k < joint.numDofs(); ++k) {
+        const auto i = static_cast<Eigen::Index>(k);
+        const double lo = i < spec.positionLowerLimits.size() ? spec.positionLowerLimits[i]
+                                                              : -std::numeric_limits<double>::infinity();
+        const double hi =
+            i < spec.positionUpperLimits.size() ? spec.positionUpperLimits[i] : std::numeric_limits<double>::infinity();
+        const double q = joint.getPosition(k);
+        if (q >= lo && q <= hi) continue;
+        const double start = std::clamp(q, lo, hi);
+        joint.setPosition(k, start);
+        std::string name = joint.name();
+        if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+        std::ostringstream os;
+        os << "joint '" << name << "'" << (joint.numDofs() > 1 ? " coordinate " + std::to_string(k) : "")
+           << " would start at " << q << ", outside its limits [" << lo << ", " << hi << "]; it starts at " << start;
+        report.warnings.push_back(ReportEntry{file, lineOf ? lineOf(name) : 0, os.str()});
+      }
     }
   }
 }

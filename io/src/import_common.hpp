@@ -9,6 +9,7 @@
 
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +129,22 @@ void addGround(World& world, const ImportOptions& options, const std::string& gr
 /// without any — spread as a solid sphere of 5 cm radius at its origin,
 /// with a warning, so the model can be simulated.
 void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportReport& report);
+
+/// When a multibody's mass matrix is singular at its initial pose with the
+/// masses the file gives (a chain whose moving links have no mass but a
+/// link far down the chain does: the chain turns about some axis for free),
+/// gives each of its moving links without mass 1 % of the model's mass, or
+/// the mass of its lightest link with mass when that is more (as a solid
+/// sphere of 5 cm radius at the link origin), with one warning naming them.
+void giveMassWhereMassMatrixIsSingular(World& world, const std::string& file, ImportReport& report);
+
+/// Moves every joint coordinate that starts outside its joint's limits onto
+/// the nearest limit, with a warning (a limit row would otherwise take the
+/// whole violation out in the first step, with a kick of the violation
+/// over the time step). `lineOf` gives a joint's line in the file (0 if
+/// unknown). Joints with a quaternion are left alone.
+void startInsideLimits(World& world, const std::string& file, ImportReport& report,
+                       const std::function<int(const std::string& joint)>& lineOf = {});
 
 /// Warns about moving links without mass.
 void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report);

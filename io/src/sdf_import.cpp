@@ -15,8 +15,12 @@
 // such a link and a moving one is treated like a joint to the world.
 //
 // Spanning tree, per model: sdf_graph.hpp. A tree without a joint to the
-// world gets a Free joint (Weld for RootAttachment::Fixed). Gearbox joints
-// and <mimic> become JointCouplers.
+// world gets a Free joint (Weld for RootAttachment::Fixed). Gearbox joints,
+// <mimic> and Drake's <drake:mimic> become JointCouplers.
+//
+// sdformat 12 reads SDF up to 1.9: what it drops of later versions
+// (<inertial auto="true">, SDF 1.11) is read from the file's XML, and what it
+// prints while parsing becomes report warnings.
 //
 // Link poses in the file are the poses at zero joint positions; a world's
 // <state> may set joint angles, and the closures are then assembled.
@@ -34,6 +38,7 @@
 #include <sdf/Box.hh>
 #include <sdf/Capsule.hh>
 #include <sdf/Collision.hh>
+#include <sdf/Console.hh>
 #include <sdf/Cylinder.hh>
 #include <sdf/Element.hh>
 #include <sdf/Ellipsoid.hh>
@@ -63,13 +68,17 @@
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -151,6 +160,139 @@ const std::set<std::string>& unsupportedElements() {
   return names;
 }
 
+/// A number as the report prints it: six significant digits, round-off
+/// (|x| < 1e-12) as 0.
+std::string numberText(double x) {
+  std::ostringstream out;
+  out << std::setprecision(6) << (std::abs(x) < 1e-12 ? 0.0 : x);
+  return out.str();
+}
+
+/// "x y z", as SDF writes a vector.
+std::string xyzText(const Vector3d& v) {
+  return numberText(v.x()) + " " + numberText(v.y()) + " " + numberText(v.z());
+}
+
+/// SDF's default density of a collision for <inertial auto="true"> (water).
+constexpr double kDefaultDensity = 1000.0;
+
+/// The mass properties of a solid of `density` (kg/m³) filling `geom`, in the
+/// geometry's frame; nothing for geometry without a volume formula (meshes,
+/// planes, heightmaps).
+std::optional<Inertia> solidInertiaOf(const sdf::Geometry& geom, double density) {
+  switch (geom.Type()) {
+    case sdf::GeometryType::BOX:
+      return solidInertia(Geometry::box(toEigen(geom.BoxShape()->Size())), density);
+    case sdf::GeometryType::SPHERE:
+      return solidInertia(Geometry::sphere(geom.SphereShape()->Radius()), density);
+    case sdf::GeometryType::CYLINDER:
+      return solidInertia(Geometry::cylinder(geom.CylinderShape()->Radius(), geom.CylinderShape()->Length()), density);
+    case sdf::GeometryType::CAPSULE:
+      return solidInertia(Geometry::capsule(geom.CapsuleShape()->Radius(), geom.CapsuleShape()->Length()), density);
+    case sdf::GeometryType::ELLIPSOID:
+      return solidInertia(Geometry::ellipsoid(toEigen(geom.EllipsoidShape()->Radii())), density);
+    default:
+      return std::nullopt;
+  }
+}
+
+/// While alive, what sdformat prints (sdferr, sdfwarn: "Error [Converter.cc:156]
+/// Unable to convert ...") goes to a buffer instead of stderr, for the report.
+/// sdformat's console is one per process: the lock keeps two imports from
+/// redirecting it at the same time.
+class SdformatConsoleCapture {
+ public:
+  SdformatConsoleCapture() : m_lock(mutex()) {
+    sdf::Console::ConsoleStream& stream = sdf::Console::Instance()->GetMsgStream();
+    m_previous = stream.GetStream();
+    stream.SetStream(&m_buffer);
+  }
+  ~SdformatConsoleCapture() { sdf::Console::Instance()->GetMsgStream().SetStream(m_previous); }
+  SdformatConsoleCapture(const SdformatConsoleCapture&) = delete;
+  SdformatConsoleCapture& operator=(const SdformatConsoleCapture&) = delete;
+
+  std::string text() const { return m_buffer.str(); }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> m_lock;
+  std::ostringstream m_buffer;
+  std::ostream* m_previous = nullptr;
+};
+
+/// One message sdformat printed: its level ("Error", "Warning"), the SDF file
+/// and line when the message names them (sdformat 12 writes
+/// "[XML path:file:L12]: " before the words of some), and the words.
+struct SdformatMessage {
+  std::string level;
+  std::string file;
+  int line = 0;
+  std::string text;
+};
+
+/// Splits what sdformat printed into messages. Each starts on a new line
+/// with "Level [source.cc:N] "; later lines belong to the message before.
+/// `isFile` tells the SDF files sdformat may name (the XML path before the
+/// file may hold ':' itself, as in "drake:mimic").
+template <class IsFile>
+std::vector<SdformatMessage> parseSdformatOutput(const std::string& output, IsFile&& isFile) {
+  std::vector<SdformatMessage> messages;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // Colours are only written to a terminal; strip them anyway.
+    for (std::size_t esc = line.find('\x1b'); esc != std::string::npos; esc = line.find('\x1b', esc)) {
+      const std::size_t end = line.find('m', esc);
+      line.erase(esc, end == std::string::npos ? std::string::npos : end - esc + 1);
+    }
+    bool started = false;
+    const std::size_t close = line.find("] ");
+    for (const char* level : {"Error", "Warning", "Msg", "Dbg"}) {
+      if (line.rfind(std::string(level) + " [", 0) != 0 || close == std::string::npos) continue;
+      messages.push_back(SdformatMessage{level, {}, 0, line.substr(close + 2)});
+      started = true;
+      break;
+    }
+    if (!started && !messages.empty() && !line.empty()) messages.back().text += " " + line;
+  }
+  for (SdformatMessage& m : messages) {
+    // "[/sdf/model[@name=\"m\"]/link:FILE:L12]: words".
+    std::string& t = m.text;
+    if (t.rfind("[/", 0) != 0) continue;
+    const std::size_t end = t.find("]: ");
+    if (end == std::string::npos) continue;
+    const std::string where = t.substr(1, end - 1);
+    const std::size_t l = where.rfind(":L");
+    if (l == std::string::npos) continue;
+    const std::optional<double> number = detail::parseFiniteDouble(where.substr(l + 2));
+    if (!number || *number < 1.0) continue;
+    // The file starts after a ':' outside the path's [...] parts.
+    int depth = 0;
+    bool quoted = false;
+    for (std::size_t i = 0; i < l; ++i) {
+      const char ch = where[i];
+      if (quoted) {
+        quoted = ch != '"';
+      } else if (ch == '"') {
+        quoted = true;
+      } else if (ch == '[') {
+        ++depth;
+      } else if (ch == ']') {
+        --depth;
+      } else if (ch == ':' && depth == 0 && isFile(where.substr(i + 1, l - i - 1))) {
+        m.file = where.substr(i + 1, l - i - 1);
+        m.line = static_cast<int>(*number);
+        t = t.substr(end + 3);
+        break;
+      }
+    }
+  }
+  return messages;
+}
+
 // ---- the model graph (sdf_graph.hpp) ----------------------------------------
 
 using LinkNode = detail::SdfLinkNode;
@@ -197,22 +339,38 @@ class SdfImporter {
       m_sdfName = kSdfStringName;
     }
 
+    m_readText = rewritten ? *rewritten : text;
+    m_rootLine = top->GetLineNum();
+
     sdf::ParserConfig config;
     config.SetFindCallback([this](const std::string& uri) { return findModel(uri); });
     // Parse (includes expanded), accept what peers accept, then build the DOM.
+    // What sdformat prints meanwhile becomes report warnings.
     sdf::Root root;
-    sdf::SDFPtr parsed(new sdf::SDF());
-    sdf::init(parsed);
-    sdf::Errors errors;
-    const bool read = file ? sdf::readFile(file->string(), config, parsed, errors)
-                           : sdf::readString(rewritten ? *rewritten : text, config, parsed, errors);
-    if (!read && errors.empty()) errors.emplace_back(sdf::ErrorCode::FILE_READ, "the SDF parser could not read it");
-    if (!errors.empty()) failWithErrors(root, errors, doc);
-    acceptWhatPeersAccept(parsed->Root());
-    errors = root.Load(parsed, config);
-    if (!errors.empty()) failWithErrors(root, errors, doc);
+    std::string printed;
+    {
+      const SdformatConsoleCapture capture;
+      sdf::SDFPtr parsed(new sdf::SDF());
+      sdf::init(parsed);
+      sdf::Errors errors;
+      const bool read = file ? sdf::readFile(file->string(), config, parsed, errors)
+                             : sdf::readString(m_readText, config, parsed, errors);
+      if (!read && errors.empty()) errors.emplace_back(sdf::ErrorCode::FILE_READ, "the SDF parser could not read it");
+      if (!errors.empty()) failWithErrors(root, errors, doc);
+      acceptWhatPeersAccept(parsed->Root());
+      errors = root.Load(parsed, config);
+      if (!errors.empty()) failWithErrors(root, errors, doc);
+      printed = capture.text();
+    }
+    reportSdformatOutput(printed);
 
     reportUnsupported(root.Element());
+    for (const auto& [kind, seen] : m_foreignElements) {
+      if (seen.second > 1) {
+        m_report.ignored[seen.first].message +=
+            "; " + std::to_string(seen.second) + " <" + kind + "> elements, the first one here";
+      }
+    }
     if (root.WorldCount() > 0) {
       for (uint64_t i = 1; i < root.WorldCount(); ++i) {
         ignore(root.WorldByIndex(i)->Element(),
@@ -225,7 +383,9 @@ class SdfImporter {
       throw ImportError(m_source, lineOf(root.Element()), "the file holds no <world> and no <model>");
     }
     detail::giveMassToMasslessSubtrees(m_world, m_source, m_report);
+    detail::giveMassWhereMassMatrixIsSingular(m_world, m_source, m_report);
     detail::warnMasslessLinks(m_world, m_source, m_report);
+    detail::startInsideLimits(m_world, m_source, m_report);
     detail::assembleClosures(m_world, m_options, m_source, m_report);
     if (m_options.addGroundPlane && !m_hasPlane) detail::addGround(m_world, m_options, uniqueShapeName("ground"));
     if (m_timeStep) m_world.setTimeStep(*m_timeStep);
@@ -260,21 +420,33 @@ class SdfImporter {
 
   // ---- files and errors ----------------------------------------------------
 
-  std::string fileOf(const sdf::ElementPtr& e) const {
+  /// The file of `e` (elements sdformat copies without knowing them carry
+  /// none: their parent's).
+  std::string fileOf(sdf::ElementPtr e) const {
+    while (e && e->FilePath().empty() && e->GetParent()) e = e->GetParent();
     if (!e || e->FilePath().empty() || e->FilePath() == kSdfStringName) return m_source;
     return e->FilePath();
   }
 
+  /// The line of `e`: sdformat's, else, for an element it copied without
+  /// knowing it (<drake:mimic>, <density> before SDF 1.11), the line of that
+  /// element in the file's XML, else its parent's.
+  int lineIn(const sdf::ElementPtr& e) const {
+    if (!e || e->LineNumber()) return lineOf(e);
+    if (const tinyxml2::XMLElement* x = xmlElementOf(e)) return x->GetLineNum();
+    return lineIn(e->GetParent());
+  }
+
   [[noreturn]] void fail(const sdf::ElementPtr& e, const std::string& problem) const {
-    throw ImportError(fileOf(e), lineOf(e), problem);
+    throw ImportError(fileOf(e), lineIn(e), problem);
   }
 
   void ignore(const sdf::ElementPtr& e, const std::string& message) {
-    m_report.ignored.push_back(ReportEntry{fileOf(e), lineOf(e), message});
+    m_report.ignored.push_back(ReportEntry{fileOf(e), lineIn(e), message});
   }
 
   void warn(const sdf::ElementPtr& e, const std::string& message) {
-    m_report.warnings.push_back(ReportEntry{fileOf(e), lineOf(e), message});
+    m_report.warnings.push_back(ReportEntry{fileOf(e), lineIn(e), message});
   }
 
   /// sdformat's find-file callback: `model://NAME` and relative include URIs
@@ -423,18 +595,55 @@ class SdfImporter {
     }
   }
 
-  /// Reports sensors, plugins, lights, actors and the like.
+  /// Reports sensors, plugins, lights, actors and the like, and the
+  /// elements of other namespaces ("drake:...", "gz:...") that are not
+  /// imported, once per kind (the count is added after the walk).
   void reportUnsupported(const sdf::ElementPtr& e) {
     for (sdf::ElementPtr c = e->GetFirstElement(); c; c = c->GetNextElement()) {
-      if (unsupportedElements().count(c->GetName()) != 0) {
+      const std::string kind = c->GetName();
+      if (unsupportedElements().count(kind) != 0) {
         if (c->GetExplicitlySetInFile() && c->LineNumber()) {
           const std::string name = nameAttribute(c);
-          ignore(c, "<" + c->GetName() + (name.empty() ? "" : " name=" + inQuotes(name)) + "> is not imported (" +
-                        c->GetName() + "s are not simulated)");
+          ignore(c, "<" + kind + (name.empty() ? "" : " name=" + inQuotes(name)) + "> is not imported (" + kind +
+                        "s are not simulated)");
         }
         continue;
       }
+      if (kind.find(':') != std::string::npos) {
+        // An extension element: read as a whole or not at all.
+        if (!(kind == "drake:mimic" && e->GetName() == "joint")) reportForeign(c);
+        continue;
+      }
       reportUnsupported(c);
+    }
+  }
+
+  void reportForeign(const sdf::ElementPtr& c) {
+    const std::string kind = c->GetName();
+    const auto [it, first] = m_foreignElements.emplace(kind, std::pair<std::size_t, int>{m_report.ignored.size(), 0});
+    ++it->second.second;
+    if (!first) return;
+    ignore(c, "<" + kind + "> is not imported (an extension element of the " +
+                  inQuotes(kind.substr(0, kind.find(':'))) + " namespace)");
+  }
+
+  /// What sdformat printed while reading the file, as warnings: at the file
+  /// and line it names, else at the <sdf> element of the imported file.
+  /// Its complaint about <inertial auto> (SDF 1.11) is left out: the
+  /// importer reads the attribute itself.
+  void reportSdformatOutput(const std::string& printed) {
+    auto isFile = [this](const std::string& f) {
+      std::error_code ec;
+      return f == m_sdfName || f == kSdfStringName || fs::is_regular_file(f, ec);
+    };
+    std::set<std::tuple<std::string, int, std::string>> seen;
+    for (const SdformatMessage& m : parseSdformatOutput(printed, isFile)) {
+      if (m.level == "Dbg" || m.text.find("XML Attribute[auto] in element[inertial]") != std::string::npos) continue;
+      const std::string file = m.file.empty() || m.file == kSdfStringName || m.file == m_sdfName ? m_source : m.file;
+      const int line = m.file.empty() ? m_rootLine : m.line;
+      const std::string level = m.level == "Error" ? "error" : m.level == "Warning" ? "warning" : "message";
+      const std::string message = "sdformat " + level + ": " + m.text;
+      if (seen.emplace(file, line, message).second) m_report.warnings.push_back(ReportEntry{file, line, message});
     }
   }
 
@@ -454,8 +663,9 @@ class SdfImporter {
   /// values when they break its validity checks), repaired as URDF's are;
   /// `report`: a repair becomes a report warning.
   Inertia inertiaOf(const sdf::Link& link, const std::string& prefix, bool report = true) {
-    const Isometry3d X_LI = toEigen(link.Inertial().Pose());
     const sdf::ElementPtr inertial = childElement(link.Element(), "inertial");
+    if (autoInertial(link, inertial)) return autoInertia(link, inertial, prefix, report);
+    const Isometry3d X_LI = toEigen(link.Inertial().Pose());
     // SDF's defaults: mass 1 kg, unit principal moments, no products.
     auto value = [](const sdf::ElementPtr& parent, const std::string& name, double fallback) {
       const std::optional<std::string> text = childText(parent, name);
@@ -479,6 +689,169 @@ class SdfImporter {
       m_report.warnings.push_back(ReportEntry{fileOf(where), lineOf(where), repaired});
     }
     return inertia;
+  }
+
+  /// The parsed XML of the file `e` was read from, or null when it cannot be
+  /// read again.
+  const tinyxml2::XMLDocument* xmlOf(sdf::ElementPtr e) const {
+    while (e && e->FilePath().empty() && e->GetParent()) e = e->GetParent();
+    const std::string path = e ? e->FilePath() : std::string();
+    const bool imported = path.empty() || path == kSdfStringName || path == m_sdfName;
+    const std::string key = imported ? std::string() : path;
+    auto it = m_xml.find(key);
+    if (it == m_xml.end()) {
+      auto doc = std::make_unique<tinyxml2::XMLDocument>();
+      std::string text = m_readText;
+      if (!imported) {
+        std::ifstream in(path, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      if (text.empty() || doc->Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) doc.reset();
+      it = m_xml.emplace(key, std::move(doc)).first;
+    }
+    return it->second.get();
+  }
+
+  /// The XML element `e` was read from, for what sdformat 12 does not keep
+  /// (attributes it does not know, lines of elements it copies): the
+  /// element of that name (and name attribute, and parent) on the line
+  /// sdformat gives it, or, for one without a line, the same child of its
+  /// parent's XML element. Null when not found.
+  const tinyxml2::XMLElement* xmlElementOf(const sdf::ElementPtr& e) const {
+    if (!e) return nullptr;
+    const std::string name = e->GetName();
+    const sdf::ElementPtr parent = e->GetParent();
+    if (!e->LineNumber()) {
+      const tinyxml2::XMLElement* p = xmlElementOf(parent);
+      if (p == nullptr) return nullptr;
+      int index = 0;
+      for (sdf::ElementPtr c = parent->GetFirstElement(); c && c != e; c = c->GetNextElement()) {
+        index += c->GetName() == name ? 1 : 0;
+      }
+      for (const tinyxml2::XMLElement* c = p->FirstChildElement(name.c_str()); c != nullptr;
+           c = c->NextSiblingElement(name.c_str())) {
+        if (index-- == 0) return c;
+      }
+      return nullptr;
+    }
+    const tinyxml2::XMLDocument* doc = xmlOf(e);
+    if (doc == nullptr) return nullptr;
+    const int line = *e->LineNumber();
+    auto sameName = [](const tinyxml2::XMLElement* x, const sdf::ElementPtr& s) {
+      if (!s->HasAttribute("name")) return true;
+      const char* n = x->Attribute("name");
+      return n != nullptr && s->GetAttribute("name")->GetAsString() == n;
+    };
+    std::vector<const tinyxml2::XMLElement*> stack{doc->RootElement()};
+    while (!stack.empty()) {
+      const tinyxml2::XMLElement* x = stack.back();
+      stack.pop_back();
+      if (x->GetLineNum() > line) continue;  // neither it nor its children are on that line
+      for (const tinyxml2::XMLElement* c = x->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+        stack.push_back(c);
+      }
+      if (x->GetLineNum() != line || name != x->Name() || !sameName(x, e)) continue;
+      const tinyxml2::XMLElement* xp = x->Parent() ? x->Parent()->ToElement() : nullptr;
+      if (parent && xp != nullptr && (parent->GetName() != xp->Name() || !sameName(xp, parent))) continue;
+      return x;
+    }
+    return nullptr;
+  }
+
+  /// `<inertial auto="true">` (SDF 1.11). sdformat 12 drops the attribute
+  /// ("XML Attribute[auto] in element[inertial] not defined"), so it is read
+  /// from the file's XML.
+  bool autoInertial(const sdf::Link& link, const sdf::ElementPtr& inertial) const {
+    if (!inertial) return false;
+    std::string value;
+    if (inertial->HasAttribute("auto")) {  // a later sdformat keeps it
+      value = inertial->GetAttribute("auto")->GetAsString();
+    } else if (const tinyxml2::XMLElement* x = xmlElementOf(inertial); x != nullptr && x->Attribute("auto")) {
+      value = x->Attribute("auto");
+    }
+    if (value.empty() || value == "false" || value == "0") return false;
+    if (value == "true" || value == "1") return true;
+    fail(inertial, "link " + inQuotes(link.Name()) + ": <inertial auto=\"" + value + "\"> must be true or false");
+  }
+
+  /// `<inertial auto="true">` (SDF 1.11): the link's mass, centre of mass and
+  /// inertia are those of its collision geometries as solids of their
+  /// `<density>` (else the inertial's `<density>`, else water's 1000 kg/m³),
+  /// combined by the parallel-axis theorem; values written in the inertial
+  /// are replaced, except a `<mass>`, to which the result is scaled
+  /// (sdformat 15.2 and later). Meshes have no volume formula here: they add
+  /// no mass (a warning).
+  Inertia autoInertia(const sdf::Link& link, const sdf::ElementPtr& inertial, const std::string& prefix, bool report) {
+    const std::string what = "link " + inQuotes(prefix + link.Name());
+    auto density = [&](const sdf::ElementPtr& holder, double fallback) {
+      const std::optional<std::string> text = childText(holder, "density");
+      if (!text) return fallback;
+      const std::optional<double> v = detail::parseFiniteDouble(*text);
+      if (!v || *v < 0.0) {
+        fail(childElement(holder, "density"),
+             what + ": <density> '" + *text + "' is not a density (kg/m³, a finite number of at least 0)");
+      }
+      return *v;
+    };
+    if (link.CollisionCount() == 0) {
+      fail(inertial, what +
+                         ": <inertial auto=\"true\"> computes the mass from the link's <collision> elements, "
+                         "and it has none; add a <collision> or write <mass> and <inertia>");
+    }
+    const double linkDensity = density(inertial, kDefaultDensity);
+    Inertia total = Inertia::zero();
+    int parts = 0;
+    for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
+      const sdf::Collision& c = *link.CollisionByIndex(i);
+      const std::string collision = "collision " + inQuotes(prefix + link.Name() + "::" + c.Name());
+      std::optional<Inertia> solid;
+      try {
+        solid = solidInertiaOf(*c.Geom(), density(c.Element(), linkDensity));
+      } catch (const InvalidArgument& e) {
+        fail(c.Element(), what + ": <inertial auto=\"true\">: " + collision + ": " + e.what());
+      }
+      if (!solid) {
+        if (report && c.Geom()->Type() != sdf::GeometryType::EMPTY) {
+          warn(c.Element(), what + ": <inertial auto=\"true\">: " + collision +
+                                " adds no mass (the inertia of meshes, planes and heightmaps is not computed)");
+        }
+        continue;
+      }
+      total.add(*solid, resolvePose(c.SemanticPose(), "", c.Element(), collision));
+      ++parts;
+    }
+    std::string note;
+    if (const std::optional<std::string> mass = childText(inertial, "mass")) {
+      const std::optional<double> m = detail::parseFiniteDouble(*mass);
+      if (!m || *m < 0.0) fail(inertial, what + ": <mass> '" + *mass + "' is not a mass (kg, at least 0)");
+      if (total.mass > 0.0) {
+        total.rotational *= *m / total.mass;
+        total.mass = *m;
+        note = ", scaled to its <mass>";
+      }
+    }
+    const bool inertia = childElement(inertial, "inertia") != nullptr;
+    const bool pose = childElement(inertial, "pose") != nullptr;
+    if (inertia || pose) {
+      note += std::string("; the <inertial>'s ") + (inertia ? "<inertia>" : "") + (inertia && pose ? " and " : "") +
+              (pose ? "<pose>" : "") + " are replaced";
+    }
+    const sdf::ElementPtr& where = inertial;
+    detail::checkInertia(total, what, fileOf(where), lineIn(where));
+    if (report) {
+      warn(where, what + ": <inertial auto=\"true\"> (SDF 1.11, which sdformat 12 does not compute): mass " +
+                      numberText(total.mass) + " kg, centre of mass " + xyzText(total.com) +
+                      " and inertia computed from " + std::to_string(parts) + " collision" + (parts == 1 ? "" : "s") +
+                      " and their <density>" + note);
+      if (std::string repaired = detail::repairInertia(total, what); !repaired.empty()) warn(where, repaired);
+      if (childElement(inertial, "auto_inertia_params")) {
+        ignore(childElement(inertial, "auto_inertia_params"),
+               what + ": <auto_inertia_params> is not read (it tunes mesh inertia, which is not computed)");
+      }
+    } else {
+      detail::repairInertia(total, what);
+    }
+    return total;
   }
 
   /// `<parent><link_name>L</link_name></parent>` (SDF 1.0–1.2, still found
@@ -728,10 +1101,22 @@ class SdfImporter {
     return isGround(g, link) ? Frame::World() : Frame(m_links[static_cast<std::size_t>(link)]);
   }
 
-  /// Limits and dynamics of one SDF axis into DoF `dof` of `spec`.
-  void applyAxis(JointSpec& spec, int dof, const sdf::JointAxis& axis, bool limited) const {
+  /// Limits and dynamics of SDF axis `k` (<axis>, <axis2>) of joint `j`
+  /// into DoF `dof` of `spec`.
+  void applyAxis(JointSpec& spec, int dof, const JointNode& j, unsigned k, const sdf::JointAxis& axis, bool limited) {
     const double lower = axis.Lower();
     const double upper = axis.Upper();
+    if (limited && lower > upper) {
+      // Gazebo hands the stops to ODE, where a low stop above the high stop
+      // makes both ineffective (dParamLoStop/dParamHiStop); sdformat
+      // accepts the file.
+      const sdf::ElementPtr limit = childElement(axis.Element(), "limit");
+      warn(limit ? limit : j.joint->Element(),
+           "joint " + inQuotes(j.name) + ": <" + (k == 0 ? "axis" : "axis2") + "><limit> has <lower>" +
+               numberText(lower) + "</lower> above <upper>" + numberText(upper) +
+               "</upper>; as in Gazebo (ODE ignores such stops) the joint is imported without position limits");
+      limited = false;
+    }
     spec.positionLowerLimits[dof] = limited && lower > -kNoLimit ? lower : -kInfinity;
     spec.positionUpperLimits[dof] = limited && upper < kNoLimit ? upper : kInfinity;
     spec.effortLimits[dof] = axis.Effort() >= 0.0 ? axis.Effort() : kInfinity;
@@ -761,7 +1146,7 @@ class SdfImporter {
   }
 
   /// The engine joint for tree joint `j`, whose engine child is `child`.
-  JointSpec treeJointSpec(const ModelGraph& g, const JointNode& j, int child) const {
+  JointSpec treeJointSpec(const ModelGraph& g, const JointNode& j, int child) {
     const bool flipped = j.child != child;
     const int parent = flipped ? j.child : j.parent;
     JointSpec spec;
@@ -804,7 +1189,7 @@ class SdfImporter {
     for (unsigned k = 0; k < axes; ++k) {
       const sdf::JointAxis* axis = j.joint->Axis(k);
       const int dof = swap ? 1 - static_cast<int>(k) : static_cast<int>(k);
-      applyAxis(spec, dof, axis ? *axis : sdf::JointAxis(), j.type != "continuous");
+      applyAxis(spec, dof, j, k, axis ? *axis : sdf::JointAxis(), j.type != "continuous");
       const Vector3d a = (k == 0 ? j.axis : j.axis2) * (flipped ? -1.0 : 1.0);
       (dof == 0 ? spec.axis : spec.axis2) = a;
     }
@@ -898,6 +1283,7 @@ class SdfImporter {
       const JointNode& j = g.joints[ji];
       if (j.type == "gearbox") addGearbox(g, j);
       addMimic(g, j);
+      addDrakeMimic(g, f, ji);
     }
   }
 
@@ -989,15 +1375,18 @@ class SdfImporter {
     return *joint;
   }
 
+  /// `where`: the element the report names (default: the joint).
   void addCoupler(const JointNode& at, const std::string& name, const Joint& leader, const Joint& follower,
-                  const std::string& leaderName, const std::string& followerName, double ratio, double offset) {
+                  const std::string& leaderName, const std::string& followerName, double ratio, double offset,
+                  sdf::ElementPtr where = nullptr) {
+    if (!where) where = at.joint->Element();
     try {
       m_world.addJointCoupler(name, JointCouplerSpec{leader, follower, ratio, offset});
     } catch (const Error& e) {
-      fail(at.joint->Element(), "joint " + inQuotes(at.name) + ": " + e.what());
+      fail(where, "joint " + inQuotes(at.name) + ": " + e.what());
     }
-    m_report.couplers.push_back(CouplerMade{name, leaderName, followerName, ratio, offset, fileOf(at.joint->Element()),
-                                            lineOf(at.joint->Element())});
+    m_report.couplers.push_back(
+        CouplerMade{name, leaderName, followerName, ratio, offset, fileOf(where), lineIn(where)});
   }
 
   /// A gearbox joint couples the joint between its reference body and its
@@ -1018,24 +1407,35 @@ class SdfImporter {
     const int ref = linkOf(g, scopedRef);
     // The joint between the reference body and `link`, and the sign that
     // turns its coordinate into the angle from the reference body to `link`
-    // about `axisW`.
+    // about the gearbox axis `which`. An axis the file leaves out (sdformat
+    // then reads 0 0 1) is the joint's own.
     auto side = [&](int link, const Vector3d& axisW, const char* which) -> std::pair<int, double> {
+      const sdf::ElementPtr axis = childElement(e, which);
+      const bool written = axis && axis->GetExplicitlySetInFile() && axis->LineNumber();
       for (std::size_t ji = 0; ji < g.joints.size(); ++ji) {
         const JointNode& j = g.joints[ji];
         if (j.type == "gearbox") continue;
         if (!((j.parent == ref && j.child == link) || (j.parent == link && j.child == ref))) continue;
-        const double alignment = j.axisW.normalized().dot(axisW.normalized());
+        const Vector3d a = written ? axisW : j.axisW;
+        if (!written) {
+          warn(e, "gearbox joint " + inQuotes(gearbox.name) + " has no <" + which + ">: the axis of " +
+                      inQuotes(j.name) + " (" + xyzText(j.axisW.normalized()) +
+                      " in world coordinates), the joint it couples, is used");
+        }
+        const double alignment = j.axisW.normalized().dot(a.normalized());
         if (std::abs(alignment) < 1.0 - 1e-6) {
-          fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": its " + which + " is not parallel to the axis of " +
-                      inQuotes(j.name));
+          fail(axis, "gearbox joint " + inQuotes(gearbox.name) + ": its <" + which + "> (" + xyzText(a.normalized()) +
+                         " in world coordinates) is not parallel to the axis of " + inQuotes(j.name) + " (" +
+                         xyzText(j.axisW.normalized()) + "), the joint it couples; write an <" + which +
+                         "> parallel to it, or none");
         }
         return {static_cast<int>(ji), (alignment > 0.0 ? 1.0 : -1.0) * (j.parent == ref ? 1.0 : -1.0)};
       }
       fail(e, "gearbox joint " + inQuotes(gearbox.name) + ": no joint connects the reference body " +
                   inQuotes(scopedRef) + " with " + inQuotes(linkName(g, link)));
     };
-    const auto [leaderJoint, leaderSign] = side(gearbox.parent, gearbox.axisW, "<axis>");
-    const auto [followerJoint, followerSign] = side(gearbox.child, gearbox.axis2W, "<axis2>");
+    const auto [leaderJoint, leaderSign] = side(gearbox.parent, gearbox.axisW, "axis");
+    const auto [followerJoint, followerSign] = side(gearbox.child, gearbox.axis2W, "axis2");
     const std::string& leaderName = g.joints[static_cast<std::size_t>(leaderJoint)].name;
     const std::string& followerName = g.joints[static_cast<std::size_t>(followerJoint)].name;
     const Joint leader = coupledJoint(g, gearbox, leaderName, "leader");
@@ -1077,6 +1477,74 @@ class SdfImporter {
     const Joint follower = coupledJoint(g, j, j.name, "follower");
     addCoupler(j, g.name + "::" + j.name, leader, follower, leaderName, j.name, multiplier,
                offset - multiplier * reference);
+  }
+
+  /// `<drake:mimic joint="L" multiplier="m" offset="c"/>` in a <joint>
+  /// (Drake's extension, the semantics of URDF's <mimic>): q = m·q_L + c,
+  /// L a joint of the same model. Checked as the URDF <mimic> is: a leader
+  /// that is missing or closes a loop drops the coupling (warning), a joint
+  /// of more than one DoF is not coupled (ignored); missing multiplier or
+  /// offset, which Drake requires, read as URDF's defaults 1 and 0.
+  void addDrakeMimic(const ModelGraph& g, const Forest& f, std::size_t ji) {
+    const JointNode& j = g.joints[ji];
+    const sdf::ElementPtr mimic = childElement(j.joint->Element(), "drake:mimic");
+    if (!mimic) return;
+    const std::string what = "<drake:mimic> of joint " + inQuotes(j.name);
+    const sdf::ElementPtr& where = mimic;
+    const sdf::JointAxis* axis = j.joint->Axis(0);
+    if (axis != nullptr && childElement(axis->Element(), "mimic")) {
+      ignore(where, what + " not imported: the joint's <axis><mimic> couples it");
+      return;
+    }
+    auto attribute = [&](const char* name) -> std::optional<std::string> {
+      if (!mimic->HasAttribute(name)) return std::nullopt;
+      return mimic->GetAttribute(name)->GetAsString();
+    };
+    const std::optional<std::string> leaderAttribute = attribute("joint");
+    if (!leaderAttribute || leaderAttribute->empty()) {
+      warn(where, what + " names no joint (attribute 'joint'): dropped");
+      return;
+    }
+    const std::string leaderName = j.prefix + *leaderAttribute;
+    if (leaderName == j.name) fail(where, what + " names the joint itself; a joint cannot mimic itself");
+    auto number = [&](const char* name, double fallback) {
+      const std::optional<std::string> text = attribute(name);
+      if (!text) {
+        warn(where,
+             what + " has no '" + name + "' (Drake requires it): " + numberText(fallback) + ", as for URDF's <mimic>");
+        return fallback;
+      }
+      const std::optional<double> v = detail::parseFiniteDouble(*text);
+      if (!v) fail(where, what + ": " + name + "=\"" + *text + "\" is not a finite number");
+      return *v;
+    };
+    const double multiplier = number("multiplier", 1.0);
+    const double offset = number("offset", 0.0);
+    if (f.role[ji] != JointRole::Tree || !m_joints[ji]) {
+      ignore(where, what +
+                        " not imported: the joint is not a joint of the tree (it closes a loop, couples joints "
+                        "or is dropped), so it has no coordinate to couple");
+      return;
+    }
+    const auto leaderIt = g.jointIndex.find(leaderName);
+    if (leaderIt == g.jointIndex.end() || !m_joints[static_cast<std::size_t>(leaderIt->second)]) {
+      warn(where, what + " dropped: it names " + inQuotes(leaderName) + ", " +
+                      (leaderIt == g.jointIndex.end() ? "which is not a joint of model " + inQuotes(g.name)
+                                                      : std::string("a joint that is not a tree joint (it closes "
+                                                                    "a loop, couples joints or is dropped)")) +
+                      "; " + inQuotes(j.name) + " moves freely");
+      return;
+    }
+    const Joint follower = *m_joints[ji];
+    const Joint leader = *m_joints[static_cast<std::size_t>(leaderIt->second)];
+    if (follower.numDofs() != 1 || leader.numDofs() != 1) {
+      const Joint& multi = follower.numDofs() != 1 ? follower : leader;
+      ignore(where, what + " (mimicking " + inQuotes(leaderName) +
+                        ") not imported: " + inQuotes(follower.numDofs() != 1 ? j.name : leaderName) + " is a " +
+                        std::string(toString(multi.type())) + " joint (couplers join one-degree-of-freedom joints)");
+      return;
+    }
+    addCoupler(j, g.name + "::" + j.name, leader, follower, leaderName, j.name, multiplier, offset, where);
   }
 
   // ---- shapes ----------------------------------------------------------------
@@ -1410,7 +1878,15 @@ class SdfImporter {
     bool swapped = false;  ///< a universal joint traversed backwards: its DoFs are the SDF's in reverse
   };
   std::map<std::string, std::map<std::string, StateJoint>> m_stateJoints;
-  std::set<std::string> m_warnedNames;         ///< link/joint names shared, warned about once
+  std::set<std::string> m_warnedNames;  ///< link/joint names shared, warned about once
+  /// Extension elements not imported, by name: their entry in the report's
+  /// ignored list and how many there are.
+  std::map<std::string, std::pair<std::size_t, int>> m_foreignElements;
+  std::string m_readText;  ///< the text sdformat reads for the imported file (legacy joints rewritten)
+  int m_rootLine = 0;      ///< line of its <sdf> element
+  /// Parsed XML of the files sdformat read, by the path it names them with,
+  /// for what sdformat 12 does not keep (<inertial auto>).
+  mutable std::map<std::string, std::unique_ptr<tinyxml2::XMLDocument>> m_xml;
   std::vector<Link> m_links;                   ///< per link of the model being imported
   std::vector<std::optional<Joint>> m_joints;  ///< per joint of that model: its engine joint, if in the tree
 };

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -107,22 +108,66 @@ bool isUrdfElement(const std::string& tag) {
   return known.count(tag) != 0;
 }
 
+// An unexpanded roslaunch or xacro substitution left in a numeric
+// attribute ("$(optenv VAR 0 0 1.57)", "$(arg x)", "${pi/2}"): the numbers
+// it stands for when they can be known — optenv's default — or nothing.
+std::optional<std::string> substitutionDefault(const std::string& value) {
+  const std::size_t open = value.find("$(");
+  if (open == std::string::npos) return std::nullopt;
+  const std::size_t close = value.find(')', open);
+  if (close == std::string::npos || value.find_first_not_of(" \t", close + 1) != std::string::npos ||
+      value.find_first_not_of(" \t") != open) {
+    return std::nullopt;
+  }
+  std::istringstream words(value.substr(open + 2, close - open - 2));
+  std::string command, variable;
+  words >> command >> variable;
+  if (command != "optenv" || variable.empty()) return std::nullopt;
+  std::string rest, word;
+  while (words >> word) rest += (rest.empty() ? "" : " ") + word;
+  return rest;
+}
+
+bool isSubstitution(const std::string& value) {
+  return value.find("$(") != std::string::npos || value.find("${") != std::string::npos;
+}
+
 // Checks the numbers urdfdom will read in `e` and the URDF elements below it;
-// `unknown` receives the other elements (not descended into).
-void checkNumbers(const XMLElement* e, const std::string& file, std::vector<const XMLElement*>& unknown) {
+// `unknown` receives the other elements (not descended into). An origin or
+// a value given by an unexpanded roslaunch substitution is read as the
+// substitution's default (optenv) or, for an <origin>, as zeros, each with an
+// entry in `repaired` (line, message); other bad numbers throw.
+void checkNumbers(XMLElement* e, const std::string& file, std::vector<const XMLElement*>& unknown,
+                  std::vector<std::pair<int, std::string>>& repaired) {
   for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a != nullptr; a = a->Next()) {
     const auto it = numericAttributes().find(a->Name());
     if (it == numericAttributes().end()) continue;
-    if (!detail::parseDoubles(a->Value(), it->second)) {
-      std::ostringstream os;
-      os << "attribute '" << a->Name() << "' of <" << e->Name() << "> must be " << it->second << " finite number"
-         << (it->second > 1 ? "s" : "") << ", got '" << a->Value() << "'";
-      throw ImportError(file, e->GetLineNum(), os.str());
+    if (detail::parseDoubles(a->Value(), it->second)) continue;
+    const std::string value = a->Value();
+    const std::string where = "attribute '" + std::string(a->Name()) + "' of <" + e->Name() + ">";
+    if (isSubstitution(value)) {
+      std::string replacement;
+      if (const std::optional<std::string> d = substitutionDefault(value); d && detail::parseDoubles(*d, it->second)) {
+        replacement = *d;
+      } else if (std::string(e->Name()) == "origin") {
+        replacement = "0 0 0";
+      }
+      if (!replacement.empty()) {
+        repaired.emplace_back(e->GetLineNum(), where + " is the unexpanded substitution '" + value + "'; read as '" +
+                                                   replacement + "' (expand the file with xacro to choose)");
+        e->SetAttribute(a->Name(), replacement.c_str());  // `a` stays valid: the attribute is updated in place
+        continue;
+      }
     }
+    std::ostringstream os;
+    os << where << " must be " << it->second << " finite number" << (it->second > 1 ? "s" : "") << ", got '" << value
+       << "'";
+    if (isSubstitution(value)) os << " (an unexpanded xacro or roslaunch substitution: expand the file with xacro)";
+    throw ImportError(file, e->GetLineNum(), os.str());
   }
-  for (const XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+  for (XMLElement* c = e->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
     if (isUrdfElement(c->Name())) {
-      checkNumbers(c, file, unknown);
+      checkNumbers(c, file, unknown, repaired);
     } else {
       unknown.push_back(c);
     }
@@ -578,6 +623,8 @@ struct Importer {
   /// Differential transmissions drive each of their joints on its own.
   void addTransmissions(const XMLElement* robot) {
     std::set<std::string> taken;
+    int noInterface = 0;  // joints of transmissions without a <hardwareInterface>
+    int noInterfaceLine = 0;
     for (const XMLElement* t = robot->FirstChildElement("transmission"); t != nullptr;
          t = t->NextSiblingElement("transmission")) {
       const std::string tname = t->Attribute("name") ? t->Attribute("name") : "transmission";
@@ -617,8 +664,13 @@ struct Importer {
         } else if (has("EffortJointInterface")) {
           spec.type = ActuatorType::Motor;
           iface = "EffortJointInterface";
+        } else if (ifaces.empty()) {
+          // Drake makes a motor of every transmission, whatever its interface.
+          spec.type = ActuatorType::Motor;
+          iface = "EffortJointInterface";
+          if (noInterface++ == 0) noInterfaceLine = j->GetLineNum();
         } else {
-          if (ifaces.empty() || has("JointStateInterface")) continue;  // nothing to drive
+          if (has("JointStateInterface")) continue;  // nothing to drive
           ignore(j->GetLineNum(), "<transmission> '" + tname + "': joint '" + jname + "' has interface '" +
                                       ifaces.front() + "', which the engine has no actuator for: not imported");
           continue;
@@ -675,6 +727,11 @@ struct Importer {
           actuatorElement = next;  // differential: the i-th actuator's reduction for the i-th joint
         }
       }
+    }
+    if (noInterface > 0) {
+      warn(noInterfaceLine, std::to_string(noInterface) + " transmission joint" +
+                                (noInterface > 1 ? "s name" : " names") +
+                                " no <hardwareInterface>; each got a motor (effort) actuator, as Drake makes");
     }
   }
 
@@ -862,10 +919,14 @@ struct Importer {
     graph = detail::analyzeUrdf(doc, file);
     XMLElement* robot = doc.RootElement();
     std::vector<const XMLElement*> unknown;
-    for (const XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+    std::vector<std::pair<int, std::string>> repaired;
+    for (XMLElement* e = robot->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
-      if (tag == "link" || tag == "joint" || tag == "loop_joint" || tag == "material") checkNumbers(e, file, unknown);
+      if (tag == "link" || tag == "joint" || tag == "loop_joint" || tag == "material") {
+        checkNumbers(e, file, unknown, repaired);
+      }
     }
+    for (const auto& [line, message] : repaired) warn(line, message);
     for (const XMLElement* u : unknown) {
       const XMLElement* parent = u->Parent() != nullptr ? u->Parent()->ToElement() : nullptr;
       ignore(u->GetLineNum(), "<" + std::string(u->Name()) + "> in <" +
@@ -879,7 +940,9 @@ struct Importer {
     addCouplers(*model);
     addTransmissions(robot);
     detail::giveMassToMasslessSubtrees(world, file, report);
+    detail::giveMassWhereMassMatrixIsSingular(world, file, report);
     detail::warnMasslessLinks(world, file, report);
+    detail::startInsideLimits(world, file, report, [this](const std::string& joint) { return jointLine(joint); });
     detail::assembleClosures(world, options, file, report);
     if (options.addGroundPlane) detail::addGround(world, options);
     return report;

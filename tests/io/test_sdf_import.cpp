@@ -1,7 +1,9 @@
-// SDF import: loops cut where the file says or breadth-first, gearbox and
-// mimic couplers, worlds with includes, poses checked against the SDF
-// values composed by hand, closed loops that assemble and simulate, and bad
-// files that fail with the line and leave the World empty.
+// SDF import: loops cut where the file says or breadth-first, gearbox,
+// mimic and <drake:mimic> couplers, worlds with includes, poses checked
+// against the SDF values composed by hand, closed loops that assemble and
+// simulate, SDF 1.11 <inertial auto> computed by hand, public files
+// (Gazebo's gearbox world, Drake's WSG 50, gz-sim's auto-inertia pendulum),
+// and bad files that fail with the line and leave the World empty.
 #include "test_helpers.hpp"
 
 #include <articula/io/import.hpp>
@@ -14,9 +16,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <iostream>
 #include <iterator>
 #include <numbers>
+#include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 
 using namespace articula;
 namespace fs = std::filesystem;
@@ -82,6 +89,33 @@ std::pair<double, double> simulateOneSecond(World& world) {
     coupler = std::max(coupler, std::abs(c.computeResidual().residual));
   }
   return {closure, coupler};
+}
+
+fs::path corpusDir() {
+  return fs::path(ARTICULA_SOURCE_DIR) / "tests" / "data" / "corpus";
+}
+
+/// The report entry whose message holds every one of `needles`, or null.
+const io::ReportEntry* findEntry(const std::vector<io::ReportEntry>& entries,
+                                 std::initializer_list<const char*> needles) {
+  for (const io::ReportEntry& e : entries) {
+    bool all = true;
+    for (const char* n : needles) all = all && e.message.find(n) != std::string::npos;
+    if (all) return &e;
+  }
+  return nullptr;
+}
+
+/// Solid box of density 1 (mass = volume) about its centre, body axes.
+Matrix3d boxInertia(double mass, const Vector3d& size) {
+  const Vector3d s2 = size.cwiseProduct(size);
+  return (mass / 12.0 * Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
+}
+
+/// The inertia of a point mass `m` at offset `d`, about the origin (the
+/// parallel-axis term).
+Matrix3d parallelAxis(double m, const Vector3d& d) {
+  return m * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose());
 }
 
 }  // namespace
@@ -605,6 +639,366 @@ class TestSdfImport : public QObject {
     VERIFY_NEAR(Vector3d(b.rotational.diagonal()), Vector3d(1.0, 1.0, 0.0), 1e-12);
   }
 
+  // A <limit> whose <lower> is above its <upper> (Gazebo classic's
+  // gearbox.world): sdformat accepts it and Gazebo hands both stops to ODE,
+  // whose documentation says a high stop below the low stop makes both
+  // ineffective. The joint has no limits, with a warning at the <limit>.
+  void reversedLimitsMeanNoLimits() {
+    const QString text =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<model name=\"m\">\n"
+        "<link name=\"a\"/>\n<link name=\"b\"/>\n"
+        "<joint name=\"j\" type=\"revolute\"><parent>world</parent><child>a</child>\n"
+        "<axis><xyz>0 0 1</xyz>\n<limit><upper>-1000</upper><lower>1000</lower></limit>\n</axis>\n</joint>\n"
+        "<joint name=\"k\" type=\"prismatic\"><parent>a</parent><child>b</child>\n"
+        "<axis><xyz>1 0 0</xyz><limit><lower>-0.5</lower><upper>0.5</upper></limit></axis>\n</joint>\n"
+        "</model>\n</sdf>\n";
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdfFromString(world, text.toStdString(), "limits.sdf"));
+    const io::ReportEntry* w = findEntry(report.warnings, {"joint 'j'", "<lower>1000</lower>", "<upper>-1000</upper>"});
+    QVERIFY2(w != nullptr, report.toText().c_str());
+    QCOMPARE(w->line, 8);
+    QCOMPARE(w->file, std::string("limits.sdf"));
+    QVERIFY2(w->message.find("without position limits") != std::string::npos, w->message.c_str());
+    const Multibody mb = *world.getMultibody("m");
+    const JointSpec j = mb.getJoint("j")->getSpec();
+    QVERIFY(std::isinf(j.positionLowerLimits[0]) && j.positionLowerLimits[0] < 0);
+    QVERIFY(std::isinf(j.positionUpperLimits[0]) && j.positionUpperLimits[0] > 0);
+    // The well-formed limit of the next joint is kept.
+    const JointSpec k = mb.getJoint("k")->getSpec();
+    QCOMPARE(k.positionLowerLimits[0], -0.5);
+    QCOMPARE(k.positionUpperLimits[0], 0.5);
+  }
+
+  // A gearbox whose <axis> and <axis2> are left out (sdformat reads 0 0 1,
+  // perpendicular to the hinges here): each side uses the axis of the joint
+  // it couples, with a warning. θ1 (ref → parent about x) is q_12, θ2
+  // (ref → child about x) is q_23, and θ2 = −ratio·θ1 with ratio −1.5 gives
+  // q_23 = 1.5·q_12: Gazebo's ODEGearboxJoint test checks
+  // q_12·ratio = −q_23 on this layout.
+  void gearboxWithoutAxesUsesTheCoupledJoints() {
+    const QString text =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<model name=\"m\">\n"
+        "<link name=\"ref\"/>\n<link name=\"one\"><pose>0 0 1 0 0 0</pose></link>\n"
+        "<link name=\"three\"><pose>0 1 1 0 0 0</pose></link>\n"
+        "<joint name=\"fix\" type=\"fixed\"><parent>world</parent><child>ref</child></joint>\n"
+        "<joint name=\"j12\" type=\"revolute\"><parent>ref</parent><child>one</child>"
+        "<axis><xyz>1 0 0</xyz></axis></joint>\n"
+        "<joint name=\"j23\" type=\"revolute\"><parent>ref</parent><child>three</child>"
+        "<axis><xyz>1 0 0</xyz></axis></joint>\n"
+        "<joint name=\"gear\" type=\"gearbox\"><parent>one</parent><child>three</child>\n"
+        "<gearbox_ratio>-1.5</gearbox_ratio><gearbox_reference_body>ref</gearbox_reference_body>\n"
+        "</joint>\n</model>\n</sdf>\n";
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdfFromString(world, text.toStdString(), "gearbox.sdf"));
+    QCOMPARE(report.couplers.size(), std::size_t(1));
+    const io::CouplerMade& c = report.couplers.front();
+    QCOMPARE(c.leader, std::string("j12"));
+    QCOMPARE(c.follower, std::string("j23"));
+    QCOMPARE(c.ratio, 1.5);
+    QCOMPARE(c.offset, 0.0);
+    const io::ReportEntry* axis = findEntry(report.warnings, {"'gear' has no <axis>", "'j12'", "1 0 0"});
+    const io::ReportEntry* axis2 = findEntry(report.warnings, {"'gear' has no <axis2>", "'j23'", "1 0 0"});
+    QVERIFY2(axis != nullptr && axis2 != nullptr, report.toText().c_str());
+    QCOMPARE(axis->line, 10);
+    QCOMPARE(axis2->line, 10);
+  }
+
+  // Gazebo classic's own gearbox regression world imports, runs, and keeps
+  // the gear relation q_23 = 1.5·q_12 of both models (model_2's joint_12 runs
+  // from link_1 to the reference body, so its sign turns twice).
+  void gazeboGearboxWorldKeepsTheRatio() {
+    const fs::path entry = corpusDir() / "gazebo_gearbox";
+    io::ImportOptions o = testOptions();
+    o.packagePath = {entry};
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdf(world, entry / "test" / "worlds" / "gearbox.world", o));
+    // The reversed limits of joint_02, at their <limit>; the gearboxes'
+    // missing axes, at the joint_13 of each model.
+    for (const auto& [line, model] : {std::pair{181, "model_1"}, std::pair{378, "model_2"}}) {
+      bool found = false;
+      for (const io::ReportEntry& e : report.warnings) {
+        found |= e.line == line && e.message.find("joint 'joint_02'") != std::string::npos &&
+                 e.message.find("<lower>1000</lower> above <upper>-1000</upper>") != std::string::npos;
+      }
+      ARTICULA_CHECK(
+          found, QString("no limit warning at line %1 (%2):\n%3").arg(line).arg(model).arg(test::qs(report.toText())));
+      QVERIFY(std::isinf(world.getMultibody(model)->getJoint("joint_02")->getSpec().positionUpperLimits[0]));
+    }
+    for (const int line : {204, 404}) {
+      int found = 0;
+      for (const io::ReportEntry& e : report.warnings) {
+        found += e.line == line && e.message.find("gearbox joint 'joint_13' has no <axis") != std::string::npos;
+      }
+      ARTICULA_CHECK(found == 2,
+                     QString("%1 axis warnings at line %2:\n%3").arg(found).arg(line).arg(test::qs(report.toText())));
+    }
+    QCOMPARE(report.couplers.size(), std::size_t(2));
+    for (const io::CouplerMade& c : report.couplers) {
+      QCOMPARE(c.leader, std::string("joint_12"));
+      QCOMPARE(c.follower, std::string("joint_23"));
+      QCOMPARE(c.ratio, 1.5);
+    }
+    const Multibody m1 = *world.getMultibody("model_1");
+    const Multibody m2 = *world.getMultibody("model_2");
+    m1.getJoint("joint_12")->setVelocity(0, 1.0);
+    m2.getJoint("joint_12")->setVelocity(0, -0.5);
+    // Velocities that keep the couplers: the projection moves joint_23 along.
+    ClosureProjectionOptions po;
+    po.lockedJoints = {*m1.getJoint("joint_12"), *m2.getJoint("joint_12")};
+    QVERIFY(world.projectClosures(po).success);
+    const auto [closure, coupler] = simulateOneSecond(world);
+    QVERIFY(world.getPositions().allFinite());
+    ARTICULA_CHECK(coupler <= 1e-6, QString("coupler residual %1 after 1 s").arg(coupler));
+    for (const Multibody& mb : {m1, m2}) {
+      const double q12 = mb.getJoint("joint_12")->getPosition(0);
+      const double q23 = mb.getJoint("joint_23")->getPosition(0);
+      ARTICULA_CHECK(std::abs(q12) > 0.1 && std::abs(q23 - 1.5 * q12) < 1e-6,
+                     QString("%1: q_12 = %2, q_23 = %3").arg(test::qs(mb.name())).arg(q12).arg(q23));
+    }
+  }
+
+  // <drake:mimic> (Drake's extension, the prefix never declared as in
+  // Drake's own WSG 50 file): q = multiplier·q_leader + offset, a coupler
+  // reported at the element. Other extension elements are listed once per
+  // kind, at the first one.
+  void drakeMimicBecomesACoupler() {
+    const QString text =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.7\">\n<model name=\"grip\">\n"
+        "<link name=\"body\"/>\n<link name=\"left\"/>\n<link name=\"right\"/>\n"
+        "<joint name=\"fix\" type=\"fixed\"><parent>world</parent><child>body</child></joint>\n"
+        "<joint name=\"l\" type=\"prismatic\"><parent>body</parent><child>left</child>\n"
+        "<axis><xyz>1 0 0</xyz></axis>\n<drake:controller_gains p=\"10000\" d=\"100\"/>\n</joint>\n"
+        "<joint name=\"r\" type=\"prismatic\"><parent>body</parent><child>right</child>\n"
+        "<axis><xyz>1 0 0</xyz></axis>\n<drake:controller_gains p=\"10000\" d=\"100\"/>\n"
+        "<drake:mimic joint=\"l\" multiplier=\"-1\" offset=\"0.01\"/>\n</joint>\n"
+        "<drake:acceleration>3</drake:acceleration>\n"
+        "<gz:extra><gz:inner/></gz:extra>\n"
+        "</model>\n</sdf>\n";
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdfFromString(world, text.toStdString(), "grip.sdf"));
+    QCOMPARE(report.couplers.size(), std::size_t(1));
+    const io::CouplerMade& c = report.couplers.front();
+    QCOMPARE(c.coupler, std::string("grip::r"));
+    QCOMPARE(c.leader, std::string("l"));
+    QCOMPARE(c.follower, std::string("r"));
+    QCOMPARE(c.ratio, -1.0);
+    QCOMPARE(c.offset, 0.01);
+    QCOMPARE(c.line, 15);
+    QCOMPARE(world.numJointCouplers(), std::size_t(1));
+    // The offset is violated at zero: the import assembles it.
+    const Multibody mb = *world.getMultibody("grip");
+    const double l = mb.getJoint("l")->getPosition(0);
+    const double r = mb.getJoint("r")->getPosition(0);
+    ARTICULA_CHECK(std::abs(r - (-l + 0.01)) < 1e-9, QString("l = %1, r = %2").arg(l).arg(r));
+
+    // One entry per extension kind, at its first element; nothing for the
+    // imported <drake:mimic> or for children of a reported element.
+    const io::ReportEntry* gains = findEntry(report.ignored, {"<drake:controller_gains>"});
+    QVERIFY2(gains != nullptr, report.toText().c_str());
+    QCOMPARE(gains->line, 10);
+    QVERIFY2(gains->message.find("2 <drake:controller_gains> elements") != std::string::npos, gains->message.c_str());
+    const io::ReportEntry* acceleration = findEntry(report.ignored, {"<drake:acceleration>"});
+    QVERIFY2(acceleration != nullptr, report.toText().c_str());
+    QCOMPARE(acceleration->line, 17);
+    const io::ReportEntry* extra = findEntry(report.ignored, {"<gz:extra>", "'gz' namespace"});
+    QVERIFY2(extra != nullptr, report.toText().c_str());
+    QCOMPARE(extra->line, 18);
+    int extension = 0;
+    for (const io::ReportEntry& e : report.ignored) {
+      extension += e.message.find("is not imported (an extension element of the") != std::string::npos;
+    }
+    QCOMPARE(extension, 3);
+    QVERIFY(findEntry(report.ignored, {"<drake:mimic>"}) == nullptr);
+    QVERIFY(findEntry(report.ignored, {"<gz:inner>"}) == nullptr);
+  }
+
+  // The checks of URDF's <mimic>: a leader that does not exist drops the
+  // coupling with a warning (the joint moves freely); a ball joint is not
+  // coupled (ignored).
+  void drakeMimicIsCheckedAsUrdfMimic() {
+    const QString text =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.7\">\n<model name=\"m\">\n"
+        "<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n"
+        "<joint name=\"fix\" type=\"fixed\"><parent>world</parent><child>a</child></joint>\n"
+        "<joint name=\"ab\" type=\"revolute\"><parent>a</parent><child>b</child>\n"
+        "<drake:mimic joint=\"ghost\" multiplier=\"2\" offset=\"0\"/>\n</joint>\n"
+        "<joint name=\"bc\" type=\"ball\"><parent>b</parent><child>c</child>\n"
+        "<drake:mimic joint=\"ab\" multiplier=\"1\" offset=\"0\"/>\n</joint>\n"
+        "</model>\n</sdf>\n";
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdfFromString(world, text.toStdString(), "mimic.sdf"));
+    QCOMPARE(report.couplers.size(), std::size_t(0));
+    const io::ReportEntry* ghost =
+        findEntry(report.warnings, {"<drake:mimic> of joint 'ab'", "'ghost'", "moves freely"});
+    QVERIFY2(ghost != nullptr, report.toText().c_str());
+    QCOMPARE(ghost->line, 9);
+    const io::ReportEntry* ball = findEntry(report.ignored, {"<drake:mimic> of joint 'bc'", "'bc' is a ball joint"});
+    QVERIFY2(ball != nullptr, report.toText().c_str());
+    QCOMPARE(ball->line, 12);
+  }
+
+  // Drake's WSG 50 with mimic: the right finger follows the left one,
+  // q_right = −q_left.
+  void drakeWsg50FingersAreCoupled() {
+    const fs::path entry = corpusDir() / "drake_wsg50_mimic";
+    io::ImportOptions o = testOptions();
+    o.packagePath = {entry};
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdf(world,
+                                           entry / "drake" / "manipulation" / "models" / "wsg_50_description" / "sdf" /
+                                               "schunk_wsg_50_with_mimic.sdf",
+                                           o));
+    QCOMPARE(report.couplers.size(), std::size_t(1));
+    QCOMPARE(report.couplers.front().leader, std::string("left_finger_sliding_joint"));
+    QCOMPARE(report.couplers.front().follower, std::string("right_finger_sliding_joint"));
+    QCOMPARE(report.couplers.front().ratio, -1.0);
+    QCOMPARE(report.couplers.front().line, 271);
+    const io::ReportEntry* gains = findEntry(report.ignored, {"<drake:controller_gains>"});
+    QVERIFY2(gains != nullptr, report.toText().c_str());
+    QCOMPARE(gains->line, 248);
+  }
+
+  // <inertial auto="true"> (SDF 1.11): mass, centre of mass and inertia of
+  // the collisions as solids of their <density>, by hand:
+  // - box: a 0.1×0.2×0.3 m box at density 500 is 3 kg with the box moments;
+  // - two: that box at the origin and a sphere of radius 0.1 (default
+  //   density 1000: 4000π/3·0.001 kg) at z = 0.5, combined by the
+  //   parallel-axis theorem about their common centre of mass;
+  // - turned: the inertial's own <density> 2000 for a collision without one,
+  //   the box turned by 90° about z (Ixx and Iyy trade places), and a given
+  //   <mass> of 6 kg that the result is scaled to.
+  // What sdformat 12 prints about the newer version becomes a warning, and
+  // nothing reaches stderr.
+  void autoInertiaIsComputedFromCollisions() {
+    const QString text =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.11\">\n<model name=\"m\">\n"
+        "<link name=\"box\">\n<inertial auto=\"true\"/>\n"
+        "<collision name=\"c\"><density>500</density><geometry><box><size>0.1 0.2 0.3</size></box></geometry>"
+        "</collision>\n</link>\n"
+        "<link name=\"two\">\n<inertial auto=\"true\"/>\n"
+        "<collision name=\"c\"><density>500</density><geometry><box><size>0.1 0.2 0.3</size></box></geometry>"
+        "</collision>\n"
+        "<collision name=\"s\"><pose>0 0 0.5 0 0 0</pose><geometry><sphere><radius>0.1</radius></sphere>"
+        "</geometry></collision>\n</link>\n"
+        "<link name=\"turned\">\n<inertial auto=\"true\"><density>2000</density><mass>6</mass></inertial>\n"
+        "<collision name=\"c\"><pose>0 0 0 0 0 1.5707963267948966</pose>"
+        "<geometry><box><size>0.1 0.2 0.3</size></box></geometry></collision>\n</link>\n"
+        "<joint name=\"j1\" type=\"revolute\"><parent>box</parent><child>two</child></joint>\n"
+        "<joint name=\"j2\" type=\"revolute\"><parent>two</parent><child>turned</child></joint>\n"
+        "</model>\n</sdf>\n";
+    World world;
+    io::ImportReport report;
+    std::ostringstream err;
+    std::streambuf* cerr = std::cerr.rdbuf(err.rdbuf());
+    try {
+      report = io::importSdfFromString(world, text.toStdString(), "auto.sdf");
+    } catch (const std::exception& e) {
+      std::cerr.rdbuf(cerr);
+      QFAIL(e.what());
+    }
+    std::cerr.rdbuf(cerr);
+    QVERIFY2(err.str().empty(), err.str().c_str());
+    const Multibody mb = *world.getMultibody("m");
+    const Vector3d size(0.1, 0.2, 0.3);
+
+    const Inertia box = mb.getLink("box")->getInertia();
+    QVERIFY(std::abs(box.mass - 3.0) < 1e-12);
+    VERIFY_NEAR(box.com, Vector3d::Zero(), 1e-12);
+    VERIFY_NEAR(Vector3d(box.rotational.diagonal()), Vector3d(0.0325, 0.025, 0.0125), 1e-12);
+    QVERIFY(box.rotational.isDiagonal(1e-15));
+
+    const Inertia two = mb.getLink("two")->getInertia();
+    const double ms = 1000.0 * 4.0 / 3.0 * std::numbers::pi * 0.001;
+    const double m = 3.0 + ms;
+    const Vector3d com(0, 0, 0.5 * ms / m);
+    const Matrix3d I = boxInertia(3.0, size) + parallelAxis(3.0, -com) + 0.4 * ms * 0.01 * Matrix3d::Identity() +
+                       parallelAxis(ms, Vector3d(0, 0, 0.5) - com);
+    QVERIFY(std::abs(two.mass - m) < 1e-12);
+    VERIFY_NEAR(two.com, com, 1e-12);
+    VERIFY_NEAR(two.rotational, I, 1e-12);
+
+    const Inertia turned = mb.getLink("turned")->getInertia();
+    QVERIFY(std::abs(turned.mass - 6.0) < 1e-12);
+    VERIFY_NEAR(Vector3d(turned.rotational.diagonal()), Vector3d(0.025, 0.0325, 0.0125) * 2.0, 1e-12);
+
+    // One entry per link, at its <inertial>, with the mass.
+    for (const auto& [link, line, mass] :
+         {std::tuple{"'box'", 5, "mass 3 kg"}, std::tuple{"'two'", 9, "mass 7.18879 kg"},
+          std::tuple{"'turned'", 14, "mass 6 kg"}}) {
+      const io::ReportEntry* e = findEntry(report.warnings, {link, "<inertial auto=\"true\">", mass});
+      ARTICULA_CHECK(e != nullptr, QString("no entry for %1 with %2:\n%3").arg(link, mass, test::qs(report.toText())));
+      QCOMPARE(e->line, line);
+      QCOMPARE(e->file, std::string("auto.sdf"));
+    }
+    QVERIFY2(findEntry(report.warnings, {"'turned'", "scaled to its <mass>"}) != nullptr, report.toText().c_str());
+    // sdformat's own words about the version, at the <sdf> element; not its
+    // complaint about the attribute it does not know.
+    const io::ReportEntry* version =
+        findEntry(report.warnings, {"sdformat", "Unable to convert from SDF version 1.11"});
+    QVERIFY2(version != nullptr, report.toText().c_str());
+    QCOMPARE(version->line, 2);
+    QCOMPARE(version->file, std::string("auto.sdf"));
+    QVERIFY2(findEntry(report.warnings, {"XML Attribute[auto]"}) == nullptr, report.toText().c_str());
+  }
+
+  // An <include>d model's <inertial auto="true"> is read from the included
+  // file (sdformat names that file for its elements), and its entry points
+  // there: a sphere of radius 0.2 at density 250 is 250·4π/3·0.008 kg.
+  void autoInertiaOfAnIncludedModel() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path models = fs::path(dir.path().toStdString());
+    fs::create_directories(models / "ball");
+    std::ofstream(models / "ball" / "model.config")
+        << "<?xml version=\"1.0\"?>\n<model><name>ball</name><sdf version=\"1.11\">model.sdf</sdf></model>\n";
+    std::ofstream(models / "ball" / "model.sdf")
+        << "<?xml version=\"1.0\"?>\n<sdf version=\"1.11\">\n<model name=\"ball\">\n<link name=\"body\">\n"
+           "<inertial auto=\"true\"/>\n<collision name=\"c\">\n<density>250</density>\n"
+           "<geometry><sphere><radius>0.2</radius></sphere></geometry>\n</collision>\n</link>\n</model>\n</sdf>\n";
+    const std::string world =
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n"
+        "<include><uri>model://ball</uri></include>\n</world>\n</sdf>\n";
+    io::ImportOptions o = testOptions();
+    o.packagePath = {models};
+    World w;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdfFromString(w, world, "world.sdf", {}, o));
+    const double mass = 250.0 * 4.0 / 3.0 * std::numbers::pi * 0.008;
+    const Inertia I = linkOf(w, "ball", "body").getInertia();
+    QVERIFY(std::abs(I.mass - mass) < 1e-12);
+    VERIFY_NEAR(Vector3d(I.rotational.diagonal()), Vector3d::Constant(0.4 * mass * 0.04), 1e-12);
+    const io::ReportEntry* e = findEntry(report.warnings, {"link 'body'", "<inertial auto=\"true\">"});
+    QVERIFY2(e != nullptr, report.toText().c_str());
+    QCOMPARE(e->line, 5);
+    QCOMPARE(fs::path(e->file), models / "ball" / "model.sdf");
+  }
+
+  // gz-sim's auto-inertia pendulum: the upper links of the two models, three
+  // cylinders of radius 0.1 (lengths 0.3, 0.3, 0.9) at densities
+  // (8000, 1000, 1000) and (100, 10000, 100).
+  void gzsimAutoInertiaPendulum() {
+    const fs::path entry = corpusDir() / "gzsim_auto_inertia_pendulum";
+    io::ImportOptions o = testOptions();
+    o.packagePath = {entry};
+    World world;
+    io::ImportReport report;
+    EXPECT_NO_THROW(report = io::importSdf(world, entry / "auto_inertia_pendulum.sdf", o));
+    const double v = std::numbers::pi * 0.01;  // volume per metre of length
+    for (const auto& [model, mass] : {std::pair{"pendulum", v * (0.3 * 8000 + 0.3 * 1000 + 0.9 * 1000)},
+                                      std::pair{"pendulum2", v * (0.3 * 100 + 0.3 * 10000 + 0.9 * 100)}}) {
+      const double m = linkOf(world, model, "upper_link").getInertia().mass;
+      ARTICULA_CHECK(std::abs(m - mass) < 1e-9,
+                     QString("%1: upper_link has %2 kg, expected %3").arg(model).arg(m).arg(mass));
+    }
+    QCOMPARE(linkOf(world, "pendulum", "base").getInertia().mass, 256.425);
+  }
+
   void frameAttachedToWorldIsFixedInTheWorld() {
     // A model at x = 1 with a frame "anchor" attached to the world at
     // z = 2 (world coordinates): a link placed relative to it sits at
@@ -711,6 +1105,39 @@ class TestSdfImport : public QObject {
                "<joint name=\"g\" type=\"gearbox\"><parent>b</parent><child>c</child>"
                "<gearbox_reference_body>a</gearbox_reference_body></joint>")
         << "no joint connects the reference body 'a' with 'c'" << 8;
+    QTest::newRow("gearbox axis not parallel")
+        << model(
+               "<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n"
+               "<joint name=\"ab\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz>1 0 0</xyz>"
+               "</axis></joint>\n"
+               "<joint name=\"ac\" type=\"revolute\"><parent>a</parent><child>c</child><axis><xyz>1 0 0</xyz>"
+               "</axis></joint>\n"
+               "<joint name=\"g\" type=\"gearbox\"><parent>b</parent><child>c</child>"
+               "<gearbox_reference_body>a</gearbox_reference_body>\n<axis><xyz>0 0 1</xyz></axis>\n"
+               "<axis2><xyz>1 0 0</xyz></axis2></joint>")
+        << "its <axis> (0 0 1 in world coordinates) is not parallel to the axis of 'ab' (1 0 0)" << 10;
+    QTest::newRow("drake:mimic of itself")
+        << model(
+               "<link name=\"a\"/>\n<link name=\"b\"/>\n"
+               "<joint name=\"ab\" type=\"revolute\"><parent>a</parent><child>b</child>\n"
+               "<drake:mimic joint=\"ab\" multiplier=\"1\" offset=\"0\"/>\n</joint>")
+        << "<drake:mimic> of joint 'ab' names the joint itself" << 7;
+    QTest::newRow("drake:mimic multiplier not a number")
+        << model(
+               "<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n"
+               "<joint name=\"ab\" type=\"revolute\"><parent>a</parent><child>b</child></joint>\n"
+               "<joint name=\"bc\" type=\"revolute\"><parent>b</parent><child>c</child>\n"
+               "<drake:mimic joint=\"ab\" multiplier=\"two\" offset=\"0\"/>\n</joint>")
+        << "multiplier=\"two\" is not a finite number" << 9;
+    QTest::newRow("auto inertia without collisions")
+        << "<?xml version=\"1.0\"?>\n<sdf version=\"1.11\">\n<model name=\"m\">\n<link name=\"a\">\n"
+           "<inertial auto=\"true\"/>\n</link>\n</model>\n</sdf>\n"
+        << "<inertial auto=\"true\"> computes the mass from the link's <collision> elements" << 5;
+    QTest::newRow("negative density")
+        << "<?xml version=\"1.0\"?>\n<sdf version=\"1.11\">\n<model name=\"m\">\n<link name=\"a\">\n"
+           "<inertial auto=\"true\"/>\n<collision name=\"c\">\n<density>-5</density>\n"
+           "<geometry><sphere><radius>1</radius></sphere></geometry>\n</collision>\n</link>\n</model>\n</sdf>\n"
+        << "<density> '-5' is not a density" << 7;
     QTest::newRow("screw joint closing a loop")
         << model(
                "<link name=\"a\"/>\n<link name=\"b\"/>\n"

@@ -741,6 +741,138 @@ class TestUrdfImport : public QObject {
     QCOMPARE(report.warnings[0].line, 2);
     QVERIFY(report.warnings[0].message.find("package 'nowhere'") != std::string::npos);
   }
+
+  // What public robot files hold and peers accept, read with a warning: a
+  // roslaunch substitution left in an origin, transmissions without a
+  // hardware interface, a chain that only its last link gives mass, a
+  // joint whose zero lies outside its limits.
+  void publicFileQuirks() {
+    const std::string inertial =
+        "<inertial><mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial>";
+    {
+      // Husky's imu joint: $(optenv VAR default) reads as its default.
+      const std::string text =
+          "<robot name='r'><link name='a'>" + inertial + "</link><link name='b'>" + inertial +
+          "</link>\n<joint name='j' type='fixed'><parent link='a'/><child link='b'/>\n"
+          "<origin xyz='$(arg x)' rpy='$(optenv IMU_RPY 0 0 1.5707963267948966)'/></joint></robot>";
+      World world;
+      const io::ImportReport report = io::importUrdfFromString(world, text, "r.urdf");
+      const JointSpec j = world.getMultibody("r")->getJoint("j")->getSpec();
+      QVERIFY(j.parentOffset.translation().isZero());
+      QVERIFY((j.parentOffset.linear() * Vector3d::UnitX()).isApprox(Vector3d::UnitY(), 1e-12));
+      int found = 0;
+      for (const io::ReportEntry& e : report.warnings) {
+        if (e.line == 3 && e.message.find("unexpanded substitution") != std::string::npos) ++found;
+      }
+      QCOMPARE(found, 2);  // xyz read as zeros, rpy as optenv's default
+      World bad;
+      try {
+        io::importUrdfFromString(bad,
+                                 "<robot name='r'><link name='a'><inertial><mass value='$(arg m)'/></inertial>"
+                                 "</link></robot>",
+                                 "r.urdf");
+        QFAIL("a substituted mass was read");
+      } catch (const io::ImportError& e) {
+        QVERIFY2(std::string(e.what()).find("expand the file with xacro") != std::string::npos, e.what());
+      }
+    }
+    {
+      // Atlas's transmissions name no hardware interface: motors, as Drake makes them.
+      std::string text = "<robot name='r'><link name='a'/>";
+      for (int i = 1; i <= 2; ++i) {
+        const std::string n = std::to_string(i);
+        text += "<link name='l" + n + "'>" + inertial + "</link><joint name='j" + n +
+                "' type='revolute'><parent link='a'/><child link='l" + n +
+                "'/><axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='7' velocity='1'/></joint>"
+                "<transmission name='t" +
+                n + "'><type>pr2_mechanism_model/SimpleTransmission</type><joint name='j" + n + "'/><actuator name='m" +
+                n +
+                "'><mechanicalReduction>1</mechanicalReduction></actuator>"
+                "</transmission>";
+      }
+      text += "</robot>";
+      World world;
+      const io::ImportReport report = io::importUrdfFromString(world, text, "r.urdf");
+      QCOMPARE(world.numActuators(), std::size_t{2});
+      const ActuatorSpec m = world.getActuator("m1")->getSpec();
+      QVERIFY(m.type == ActuatorType::Motor);
+      QCOMPARE(m.forceMax, 7.0);
+      int found = 0;
+      for (const io::ReportEntry& e : report.warnings) {
+        found += e.message.find("2 transmission joints name no <hardwareInterface>") != std::string::npos;
+      }
+      QCOMPARE(found, 1);
+    }
+    {
+      // A 7-DoF arm without inertials whose fingers are its only mass (as
+      // example-robot-data's panda.urdf): its mass matrix is singular until
+      // the arm's links get mass. A two-hinge wrist through a massless link
+      // ahead of a link with full inertia is not singular and keeps no mass.
+      std::string text = "<robot name='arm'><link name='l0'/>";
+      const char* axes[] = {"0 0 1", "0 1 0", "0 0 1", "0 1 0", "0 0 1", "0 1 0", "0 0 1"};
+      for (int i = 1; i <= 7; ++i) {
+        text += "<link name='l" + std::to_string(i) + "'/><joint name='j" + std::to_string(i) +
+                "' type='revolute'><parent link='l" + std::to_string(i - 1) + "'/><child link='l" + std::to_string(i) +
+                "'/><origin xyz='0 0 0.1'/><axis xyz='" + axes[i - 1] +
+                "'/><limit lower='-3' upper='3' effort='10' velocity='1'/></joint>";
+      }
+      text +=
+          "<link name='finger'/><joint name='f' type='prismatic'><parent link='l7'/><child link='finger'/>"
+          "<origin xyz='0 0 0.1'/><axis xyz='1 0 0'/><limit lower='0' upper='0.04' effort='1' velocity='1'/>"
+          "</joint></robot>";
+      World world;
+      const io::ImportReport report = io::importUrdfFromString(world, text, "arm.urdf");
+      const Multibody mb = *world.getMultibody("arm");
+      const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(mb.getMassMatrix());
+      QVERIFY(eig.eigenvalues().minCoeff() > 1e-9 * eig.eigenvalues().maxCoeff());
+      for (int i = 1; i <= 7; ++i) QVERIFY(mb.getLink("l" + std::to_string(i))->getInertia().mass > 0.0);
+      bool warned = false;
+      for (const io::ReportEntry& e : report.warnings) {
+        warned = warned || e.message.find(
+                               "the mass matrix of 'arm' is singular with the file's masses: its 7 moving "
+                               "links without mass ('l1', ") != std::string::npos;
+      }
+      QVERIFY2(warned, report.toText().c_str());
+      world.step(1000);
+      QVERIFY2(!world.getStepDiagnostics().failed, world.getStepDiagnostics().message.c_str());
+
+      const std::string wrist = "<robot name='w'><link name='a'/><link name='mid'/><link name='hand'>" + inertial +
+                                "</link><joint name='j1' type='revolute'><parent link='a'/><child link='mid'/><axis "
+                                "xyz='0 0 1'/><limit lower='-3' upper='3' effort='1' velocity='1'/></joint><joint "
+                                "name='j2' type='revolute'><parent link='mid'/><child link='hand'/><axis xyz='1 0 "
+                                "0'/><limit lower='-3' upper='3' effort='1' velocity='1'/></joint></robot>";
+      World w2;
+      io::importUrdfFromString(w2, wrist, "w.urdf");
+      QCOMPARE(w2.getMultibody("w")->getLink("mid")->getInertia().mass, 0.0);
+    }
+    {
+      // A joint whose zero is outside its limits starts on the nearest one
+      // and stays within them (no kick out of the limit in the first step).
+      const std::string text = "<robot name='k'><link name='a'/><link name='b'>" + inertial +
+                               "</link>\n<joint name='j' type='revolute'><parent link='a'/><child link='b'/>"
+                               "<origin xyz='0 0 1'/><axis xyz='0 1 0'/>"
+                               "<limit lower='0.82' upper='5.46' effort='1' velocity='1'/></joint></robot>";
+      World world;
+      const io::ImportReport report = io::importUrdfFromString(world, text, "k.urdf");
+      const Joint j = *world.getMultibody("k")->getJoint("j");
+      QCOMPARE(j.getPosition(0), 0.82);
+      bool warned = false;
+      for (const io::ReportEntry& e : report.warnings) {
+        warned = warned || (e.line == 2 && e.message.find("joint 'j' would start at 0, outside its limits [0.82, "
+                                                          "5.46]; it starts at 0.82") != std::string::npos);
+      }
+      QVERIFY2(warned, report.toText().c_str());
+      world.enterSimulationMode();
+      double speed = 0.0;
+      for (int k = 0; k < 1000; ++k) {
+        world.step();
+        speed = std::max(speed, std::abs(j.getVelocity(0)));
+      }
+      // The link's centre of mass is on the hinge axis: gravity does not turn
+      // it, so any speed would be the kick of the limit.
+      QVERIFY2(speed < 1e-6, qPrintable(QString::number(speed)));
+    }
+  }
 };
 
 QTEST_APPLESS_MAIN(TestUrdfImport)
