@@ -164,26 +164,22 @@ void Inspector::buildShape() {
 
   if (shape.isCollision()) {
     m_form.addHeading(tr("Contact"));
-    m_form.addNumber(
-        tr("Friction"), QStringLiteral("friction"),
-        [ref](const World& w) { return need(findShape(w, ref), ref).getMaterial().friction; }, nonNegativeMessage,
-        [ref](World& w, double v) {
-          Shape s = need(findShape(w, ref), ref);
-          Material m = s.getMaterial();
-          m.friction = v;
-          s.setMaterial(m);
-        },
-        0.05);
-    m_form.addNumber(
-        tr("Restitution"), QStringLiteral("restitution"),
-        [ref](const World& w) { return need(findShape(w, ref), ref).getMaterial().restitution; }, unitIntervalMessage,
-        [ref](World& w, double v) {
-          Shape s = need(findShape(w, ref), ref);
-          Material m = s.getMaterial();
-          m.restitution = v;
-          s.setMaterial(m);
-        },
-        0.05);
+    // A number of the shape's material.
+    const auto materialNumber = [&](const QString& label, const QString& key, double Material::*field,
+                                    const std::function<QString(double)>& validate) {
+      m_form.addNumber(
+          label, key, [ref, field](const World& w) { return need(findShape(w, ref), ref).getMaterial().*field; },
+          validate,
+          [ref, field](World& w, double v) {
+            Shape s = need(findShape(w, ref), ref);
+            Material m = s.getMaterial();
+            m.*field = v;
+            s.setMaterial(m);
+          },
+          0.05);
+    };
+    materialNumber(tr("Friction"), QStringLiteral("friction"), &Material::friction, nonNegativeMessage);
+    materialNumber(tr("Restitution"), QStringLiteral("restitution"), &Material::restitution, unitIntervalMessage);
     m_form.addCheck(
         tr("Collidable"), QStringLiteral("collidable"),
         [ref](const World& w) { return need(findShape(w, ref), ref).isCollidable(); },

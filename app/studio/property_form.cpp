@@ -224,6 +224,23 @@ void PropertyForm::addRow(const QString& label, const std::vector<QWidget*>& edi
   m_layout->addRow(label, box);
 }
 
+template <class T>
+void PropertyForm::validateAndCommit(const QString& key, const ObjectRef& ref,
+                                     const std::function<QString(T)>& validate,
+                                     const std::function<void(World&, T)>& write, T value) {
+  if (validate) {
+    const QString message = validate(value);
+    if (!message.isEmpty()) {
+      showError(key, message);
+      restoreField(key);
+      return;
+    }
+  }
+  QString field = key;
+  field.replace(QLatin1Char('_'), QLatin1Char(' '));
+  commit(key, tr("Set %1 of %2").arg(field, qs(ref.name)), [write, value](World& w) { write(w, value); });
+}
+
 void PropertyForm::registerRefresher(const QString& key, const Refresher& refresher) {
   m_refreshers.push_back(refresher);
   if (!key.isEmpty()) m_fieldRefreshers[key] = refresher;
@@ -241,17 +258,7 @@ QWidget* PropertyForm::makeNumber(const QString& key, const std::function<double
     const ObjectRef ref = m_ref;
     connect(box, &QDoubleSpinBox::valueChanged, this, [this, key, validate, write, ref](double value) {
       if (m_updating > 0) return;
-      if (validate) {
-        const QString message = validate(value);
-        if (!message.isEmpty()) {
-          showError(key, message);
-          restoreField(key);
-          return;
-        }
-      }
-      QString field = key;
-      field.replace(QLatin1Char('_'), QLatin1Char(' '));
-      commit(key, tr("Set %1 of %2").arg(field, qs(ref.name)), [write, value](World& w) { write(w, value); });
+      validateAndCommit(key, ref, validate, write, value);
     });
   }
   return box;
@@ -300,17 +307,7 @@ QWidget* PropertyForm::makeOptionalNumber(const QString& key,
     } catch (const std::exception&) {
       return;
     }
-    if (validate) {
-      const QString message = validate(value);
-      if (!message.isEmpty()) {
-        showError(key, message);
-        restoreField(key);
-        return;
-      }
-    }
-    QString field = key;
-    field.replace(QLatin1Char('_'), QLatin1Char(' '));
-    commit(key, tr("Set %1 of %2").arg(field, qs(ref.name)), [write, value](World& w) { write(w, value); });
+    validateAndCommit(key, ref, validate, write, value);
   });
   return edit;
 }

@@ -142,6 +142,12 @@ class PropertyForm : public QObject {
 
  private:
   QString mergeKey(const QString& key) const;
+  /// An edited value of field `key` of `ref`: refused by `validate` (a
+  /// message, and the field shows the design's value again) or committed
+  /// through `write` as one undo step.
+  template <class T>
+  void validateAndCommit(const QString& key, const ObjectRef& ref, const std::function<QString(T)>& validate,
+                         const std::function<void(World&, T)>& write, T value);
 
   Document* m_document = nullptr;
   QFormLayout* m_layout = nullptr;  ///< where the rows go
