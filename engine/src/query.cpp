@@ -18,7 +18,6 @@
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpa2.h>
-#include <LinearMath/btConvexHullComputer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -401,34 +400,19 @@ Entry rayTriangles(const Vector3d& o, const Vector3d& d, const Geometry& g) {
 // from the original vertices of each face).
 std::vector<Vector4d> hullPlanes(const Geometry& g) {
   std::vector<Vector4d> planes;
-  if (g.vertices.size() < 4) return planes;
-  btConvexHullComputer hull;
-  hull.compute(g.vertices.front().data(), static_cast<int>(sizeof(Vector3d)), static_cast<int>(g.vertices.size()), 0,
-               0);
-  Vector3d centroid = Vector3d::Zero();
-  for (const Vector3d& v : g.vertices) centroid += v;
-  centroid /= static_cast<double>(g.vertices.size());
-  for (int f = 0; f < hull.faces.size(); ++f) {
-    const btConvexHullComputer::Edge* first = &hull.edges[hull.faces[f]];
-    std::vector<Vector3d> loop;
-    const btConvexHullComputer::Edge* e = first;
-    do {
-      loop.push_back(g.vertices[static_cast<std::size_t>(hull.original_vertex_index[e->getSourceVertex()])]);
-      e = e->getNextEdgeOfFace();
-    } while (e != first && loop.size() < 1000);
-    if (loop.size() < 3) continue;
-    // Newell's normal of the loop (robust for nearly collinear corners).
+  const ConvexHull hull = convexHull(g.vertices);
+  for (const std::vector<int>& face : hull.faces) {
+    // Newell's normal of the loop (robust for nearly collinear corners);
+    // the loop runs counter-clockwise seen from outside.
     Vector3d n = Vector3d::Zero();
-    for (std::size_t i = 0; i < loop.size(); ++i) n += loop[i].cross(loop[(i + 1) % loop.size()]);
+    for (std::size_t i = 0; i < face.size(); ++i) {
+      n += g.vertices[static_cast<std::size_t>(face[i])].cross(
+          g.vertices[static_cast<std::size_t>(face[(i + 1) % face.size()])]);
+    }
     if (!(n.norm() > 0.0)) continue;
     n.normalize();
     double c = -kInf;
-    for (const Vector3d& v : loop) c = std::max(c, n.dot(v));
-    if (n.dot(centroid) > c) {
-      n = -n;
-      c = -kInf;
-      for (const Vector3d& v : loop) c = std::max(c, n.dot(v));
-    }
+    for (const int v : face) c = std::max(c, n.dot(g.vertices[static_cast<std::size_t>(v)]));
     planes.emplace_back(n.x(), n.y(), n.z(), c);
   }
   return planes;

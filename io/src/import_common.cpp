@@ -1,7 +1,6 @@
 #include "import_common.hpp"
 #include "input_guard.hpp"
 
-#include <LinearMath/btConvexHullComputer.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -219,19 +218,13 @@ Geometry meshGeometry(const fs::path& file, const Vector3d& scale, bool convexHu
     return g;
   }
   g.type = GeometryType::ConvexMesh;
-  std::vector<double> coords;
-  coords.reserve(3 * mesh->vertices.size());
-  for (const Vector3d& v : mesh->vertices) {
-    const Vector3d s = v.cwiseProduct(scale);
-    coords.insert(coords.end(), {s.x(), s.y(), s.z()});
-  }
-  btConvexHullComputer hull;
-  hull.compute(coords.data(), static_cast<int>(3 * sizeof(double)), static_cast<int>(mesh->vertices.size()), 0, 0);
-  for (int i = 0; i < hull.vertices.size(); ++i) {
-    const btVector3& v = hull.vertices[i];
-    g.vertices.emplace_back(static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z()));
-  }
-  if (g.vertices.size() < 4) throw Error("mesh '" + file.string() + "' is flat: its convex hull has no volume");
+  std::vector<Vector3d> scaled;
+  scaled.reserve(mesh->vertices.size());
+  for (const Vector3d& v : mesh->vertices) scaled.push_back(v.cwiseProduct(scale));
+  // The hull's corners, as the file gives them (in double precision).
+  const ConvexHull hull = articula::convexHull(scaled);
+  if (hull.faces.empty()) throw Error("mesh '" + file.string() + "' is flat: its convex hull has no volume");
+  for (const int corner : hull.corners) g.vertices.push_back(scaled[static_cast<std::size_t>(corner)]);
   return g;
 }
 

@@ -14,7 +14,6 @@
 
 #include <articula/file_io.hpp>
 
-#include <LinearMath/btConvexHullComputer.h>
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
@@ -800,39 +799,7 @@ class MjcfImporter {
 
   // The triangles (indices into `points`) of the convex hull of `points`.
   static std::vector<std::array<int, 3>> hullTriangles(const std::vector<Vector3d>& points) {
-    std::vector<double> coords;
-    for (const Vector3d& p : points) coords.insert(coords.end(), {p.x(), p.y(), p.z()});
-    btConvexHullComputer hull;
-    hull.compute(coords.data(), static_cast<int>(3 * sizeof(double)), static_cast<int>(points.size()), 0, 0);
-    // The hull's vertices are some of the points (in btScalar precision):
-    // the nearest point stands for each.
-    std::vector<int> original(static_cast<std::size_t>(hull.vertices.size()));
-    for (int i = 0; i < hull.vertices.size(); ++i) {
-      const btVector3& h = hull.vertices[i];
-      const Vector3d q(static_cast<double>(h.x()), static_cast<double>(h.y()), static_cast<double>(h.z()));
-      double best = std::numeric_limits<double>::infinity();
-      for (std::size_t k = 0; k < points.size(); ++k) {
-        const double d = (points[k] - q).squaredNorm();
-        if (d < best) {
-          best = d;
-          original[static_cast<std::size_t>(i)] = static_cast<int>(k);
-        }
-      }
-    }
-    std::vector<std::array<int, 3>> triangles;
-    for (int f = 0; f < hull.faces.size(); ++f) {
-      // Each face is a convex polygon of edges: a fan from its first vertex.
-      const btConvexHullComputer::Edge* first = &hull.edges[hull.faces[f]];
-      const int a = original[static_cast<std::size_t>(first->getSourceVertex())];
-      const btConvexHullComputer::Edge* e = first->getNextEdgeOfFace();
-      while (e != first && e->getNextEdgeOfFace() != first) {
-        const int b = original[static_cast<std::size_t>(e->getSourceVertex())];
-        const int c = original[static_cast<std::size_t>(e->getTargetVertex())];
-        triangles.push_back({a, b, c});
-        e = e->getNextEdgeOfFace();
-      }
-    }
-    return triangles;
+    return convexHull(points).triangles;
   }
 
   // ---- bodies ------------------------------------------------------------------------

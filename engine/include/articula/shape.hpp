@@ -84,6 +84,18 @@ struct Geometry {
 
 struct Inertia;
 
+/// The convex hull of a point set, in indices into the points (so its
+/// corners keep their double-precision coordinates).
+struct ConvexHull {
+  std::vector<int> corners;                   ///< the points that are corners of the hull, ascending
+  std::vector<std::vector<int>> faces;        ///< each face's corners in order, counter-clockwise seen from outside
+  std::vector<std::array<int, 3>> triangles;  ///< the faces as fans of triangles, same orientation
+};
+
+/// The convex hull of `points` (Bullet's btConvexHullComputer). Points that
+/// span no volume (fewer than four, all on a plane) give a hull without faces.
+ConvexHull convexHull(const std::vector<Vector3d>& points);
+
 /// Mass properties of a solid of uniform `density` (kg/m³) filling `g`, in
 /// the shape's own frame: boxes, spheres, cylinders, capsules, ellipsoids,
 /// and triangle meshes (the volume their closed surface bounds, either
