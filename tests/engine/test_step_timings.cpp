@@ -13,7 +13,9 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <limits>
 
 using namespace articula;
 
@@ -117,16 +119,21 @@ void TestStepTimings::stagesAreMeasuredWhereTheirCodeRuns() {
     }
   }
   wait = std::max(kControllerSeconds, 20.0 * longest);
+  // Each stage's shortest time over the steps: a stage the scheduler
+  // happens to preempt in one step (other tests share the machine) is not
+  // the controller's time showing up there.
+  std::array<double, 6> shortest;
+  shortest.fill(std::numeric_limits<double>::infinity());
+  QString last;
   for (int n = 0; n < 5; ++n) {
     w.step();
     const StepTimings& t = w.getLastStepTimings();
     const QString what = describe(t);
+    last = what;
     // The controller's wait is control time...
     QVERIFY2(t.control >= wait, qPrintable(what));
-    // ... and not any other stage's.
-    for (const double other : {t.kinematics, t.collision, t.dynamics, t.solve, t.integration, t.projection}) {
-      QVERIFY2(other < 0.5 * wait, qPrintable(what));
-    }
+    const double stages[6] = {t.kinematics, t.collision, t.dynamics, t.solve, t.integration, t.projection};
+    for (std::size_t k = 0; k < shortest.size(); ++k) shortest[k] = std::min(shortest[k], stages[k]);
     QVERIFY2(t.kinematics > 0.0 && t.dynamics > 0.0 && t.integration > 0.0 && t.projection > 0.0, qPrintable(what));
     if (euler) {
       QVERIFY2(t.collision > 0.0 && t.solve > 0.0, qPrintable(what));
@@ -139,6 +146,8 @@ void TestStepTimings::stagesAreMeasuredWhereTheirCodeRuns() {
     QVERIFY2(stageSum(t) <= t.total, qPrintable(what));
     QVERIFY2(stageSum(t) >= 0.9 * t.total, qPrintable(what));
   }
+  // ... and not any other stage's.
+  for (const double other : shortest) QVERIFY2(other < 0.5 * wait, qPrintable(last));
 }
 
 void TestStepTimings::stagesWithoutWorkTakeNoTime() {
