@@ -464,8 +464,30 @@ void addGround(World& world, const ImportOptions& options, const std::string& gr
   }
 }
 
+namespace {
+
+// The solid sphere (m) a repaired link's mass is spread as.
+constexpr double kRepairRadius = 0.05;
+
+// A link or joint name as the file writes it, without "MULTIBODY/".
+std::string localName(const Multibody& mb, const std::string& name) {
+  const std::string prefix = mb.name() + "/";
+  return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+}
+
+// Whether the symmetric matrix M is singular (or not positive definite) to
+// working precision: its smallest eigenvalue at most 1e-12 of its largest.
+bool isSingular(const MatrixXd& M) {
+  if (M.size() == 0) return false;
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M, Eigen::EigenvaluesOnly);
+  if (eig.info() != Eigen::Success) return true;
+  const double largest = eig.eigenvalues().cwiseAbs().maxCoeff();
+  return !(eig.eigenvalues().minCoeff() > 1e-12 * largest);
+}
+
+}  // namespace
+
 void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportReport& report) {
-  constexpr double kRadius = 0.05;  // m
   for (const Multibody& mb : world.getMultibodies()) {
     std::vector<Link> links = mb.getLinks();
     double total = 0.0;
@@ -477,15 +499,13 @@ void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportRep
       double m = it->getInertia().mass;
       for (const Link& child : it->getChildLinks()) m += subtree[child.name()];
       if (m <= 0.0 && it->getParentJoint().numDofs() > 0) {
-        Inertia given = Inertia::sphere(mass, kRadius);
+        Inertia given = Inertia::sphere(mass, kRepairRadius);
         it->setInertia(given);
         m = mass;
-        const std::string prefix = mb.name() + "/";
-        const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
         std::ostringstream os;
-        os << "link '" << local(it->name()) << "' moves (joint '" << local(it->getParentJoint().name())
+        os << "link '" << localName(mb, it->name()) << "' moves (joint '" << localName(mb, it->getParentJoint().name())
            << "') but neither it nor the links it carries have mass; given " << mass << " kg (a solid sphere of "
-           << kRadius << " m at its origin) so that it can be simulated";
+           << kRepairRadius << " m at its origin) so that it can be simulated";
         report.warnings.push_back(ReportEntry{file, 0, os.str()});
       }
       subtree[it->name()] = m;
@@ -502,39 +522,21 @@ void giveMassToMasslessSubtrees(World& world, const std::string& file, ImportRep
       }
       welded[it->name()] = m;
       if (m > 0.0 || it->getParentJoint().numDofs() < 2) continue;
-      it->setInertia(Inertia::sphere(mass, kRadius));
+      it->setInertia(Inertia::sphere(mass, kRepairRadius));
       welded[it->name()] = mass;
-      const std::string prefix = mb.name() + "/";
-      const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
       std::ostringstream os;
-      os << "link '" << local(it->name()) << "' moves with " << it->getParentJoint().numDofs() << " DoFs (joint '"
-         << local(it->getParentJoint().name()) << "') but has no mass of its own or through welded links; given "
-         << mass << " kg (a solid sphere of " << kRadius << " m at its origin) so that it can be simulated";
+      os << "link '" << localName(mb, it->name()) << "' moves with " << it->getParentJoint().numDofs()
+         << " DoFs (joint '" << localName(mb, it->getParentJoint().name())
+         << "') but has no mass of its own or through welded links; given " << mass << " kg (a solid sphere of "
+         << kRepairRadius << " m at its origin) so that it can be simulated";
       report.warnings.push_back(ReportEntry{file, 0, os.str()});
     }
   }
 }
 
-namespace {
-
-// Whether the symmetric matrix M is singular (or not positive definite) to
-// working precision: its smallest eigenvalue at most 1e-12 of its largest.
-bool isSingular(const MatrixXd& M) {
-  if (M.size() == 0) return false;
-  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(M, Eigen::EigenvaluesOnly);
-  if (eig.info() != Eigen::Success) return true;
-  const double largest = eig.eigenvalues().cwiseAbs().maxCoeff();
-  return !(eig.eigenvalues().minCoeff() > 1e-12 * largest);
-}
-
-}  // namespace
-
 void giveMassWhereMassMatrixIsSingular(World& world, const std::string& file, ImportReport& report) {
-  constexpr double kRadius = 0.05;  // m, as giveMassToMasslessSubtrees
   for (const Multibody& mb : world.getMultibodies()) {
     if (!isSingular(mb.getMassMatrix())) continue;
-    const std::string prefix = mb.name() + "/";
-    const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
     std::vector<Link> massless;
     for (const Link& link : mb.getLinks()) {
       if (link.getParentJoint().numDofs() > 0 && !(link.getInertia().mass > 0.0)) massless.push_back(link);
@@ -556,12 +558,13 @@ void giveMassWhereMassMatrixIsSingular(World& world, const std::string& file, Im
       if (link.getInertia().mass > 0.0) lightest = std::min(lightest, link.getInertia().mass);
     }
     const double mass = total > 0.0 ? std::max(0.01 * total, lightest) : 1.0;
-    for (Link& link : massless) link.setInertia(Inertia::sphere(mass, kRadius));
+    for (Link& link : massless) link.setInertia(Inertia::sphere(mass, kRepairRadius));
     os << "the mass matrix of '" << mb.name() << "' is singular with the file's masses: its " << massless.size()
        << " moving link" << (massless.size() > 1 ? "s" : "") << " without mass (";
-    for (std::size_t i = 0; i < massless.size(); ++i) os << (i > 0 ? ", '" : "'") << local(massless[i].name()) << "'";
+    for (std::size_t i = 0; i < massless.size(); ++i)
+      os << (i > 0 ? ", '" : "'") << localName(mb, massless[i].name()) << "'";
     os << ") " << (massless.size() > 1 ? "were each" : "was") << " given " << mass << " kg (a solid sphere of "
-       << kRadius << " m at the link origin) so that it can be simulated";
+       << kRepairRadius << " m at the link origin) so that it can be simulated";
     report.warnings.push_back(ReportEntry{file, 0, os.str()});
   }
 }
@@ -569,7 +572,6 @@ void giveMassWhereMassMatrixIsSingular(World& world, const std::string& file, Im
 void startInsideLimits(World& world, const std::string& file, ImportReport& report,
                        const std::function<int(const std::string& joint)>& lineOf) {
   for (const Multibody& mb : world.getMultibodies()) {
-    const std::string prefix = mb.name() + "/";
     for (Joint joint : mb.getJoints()) {
       if (joint.numPositions() != joint.numDofs()) continue;  // quaternion coordinates: no per-coordinate limit
       const JointSpec spec = joint.getSpec();
@@ -583,8 +585,7 @@ void startInsideLimits(World& world, const std::string& file, ImportReport& repo
         if (q >= lo && q <= hi) continue;
         const double start = std::clamp(q, lo, hi);
         joint.setPosition(k, start);
-        std::string name = joint.name();
-        if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+        const std::string name = localName(mb, joint.name());
         std::ostringstream os;
         os << "joint '" << name << "'" << (joint.numDofs() > 1 ? " coordinate " + std::to_string(k) : "")
            << " would start at " << q << ", outside its limits [" << lo << ", " << hi << "]; it starts at " << start;
@@ -596,15 +597,12 @@ void startInsideLimits(World& world, const std::string& file, ImportReport& repo
 
 void warnMasslessLinks(const World& world, const std::string& file, ImportReport& report) {
   for (const Multibody& mb : world.getMultibodies()) {
-    // Names as the file writes them, without the multibody prefix.
-    const std::string prefix = mb.name() + "/";
-    const auto local = [&](const std::string& n) { return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n; };
     for (const Link& link : mb.getLinks()) {
       if (link.getParentJoint().numDofs() == 0) continue;
       if (link.getInertia().mass > 0.0) continue;
       report.warnings.push_back(ReportEntry{file, 0,
-                                            "link '" + local(link.name()) + "' moves (joint '" +
-                                                local(link.getParentJoint().name()) + "') but has no mass"});
+                                            "link '" + localName(mb, link.name()) + "' moves (joint '" +
+                                                localName(mb, link.getParentJoint().name()) + "') but has no mass"});
     }
   }
 }

@@ -792,14 +792,9 @@ class MjcfImporter {
       mesh.triangles.push_back(t);
     }
     // Without faces MuJoCo takes the convex hull of the vertices.
-    if (mesh.triangles.empty()) mesh.triangles = hullTriangles(mesh.vertices);
+    if (mesh.triangles.empty()) mesh.triangles = convexHull(mesh.vertices).triangles;
     m_inlineMeshes[name] = std::move(mesh);
     done(x);
-  }
-
-  // The triangles (indices into `points`) of the convex hull of `points`.
-  static std::vector<std::array<int, 3>> hullTriangles(const std::vector<Vector3d>& points) {
-    return convexHull(points).triangles;
   }
 
   // ---- bodies ------------------------------------------------------------------------
